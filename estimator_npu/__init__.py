@@ -1,0 +1,64 @@
+"""estimator_npu: the TF1 Estimator and the Ascend NPU adapter's training features on numpy.
+
+Use it as TensorFlow 1.x: ``import estimator_npu as tf``. This module only re-exports.
+"""
+from estimator_npu import errors  # noqa: F401
+from estimator_npu import nn  # noqa: F401
+from estimator_npu.engine import dtypes as dtypes_module  # noqa: F401
+from estimator_npu.engine.config_pb import (ConfigProto, GPUOptions, GraphOptions,  # noqa: F401
+                                            RunMetadata, RunOptions)
+from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, complex64,  # noqa
+                                         double, float16, float32, float64, half, int8,
+                                         int16, int32, int64, string, uint8, uint16)
+from estimator_npu.engine.gradients import gradients  # noqa: F401
+from estimator_npu.engine.graph import (Graph, GraphKeys, Operation, Tensor,  # noqa: F401
+                                        add_to_collection, add_to_collections,
+                                        control_dependencies, get_collection,
+                                        get_collection_ref, get_default_graph, name_scope,
+                                        reset_default_graph, set_random_seed)
+from estimator_npu.engine.init_ops import (constant_initializer, glorot_normal_initializer,  # noqa
+                                           glorot_uniform_initializer, he_normal, he_uniform,
+                                           ones_initializer, random_normal_initializer,
+                                           random_uniform_initializer,
+                                           truncated_normal_initializer,
+                                           variance_scaling_initializer, zeros_initializer)
+from estimator_npu.engine.ops.array_ops import (boolean_mask, broadcast_to, concat,  # noqa: F401
+                                                expand_dims, fill, gather, one_hot, ones,
+                                                ones_like, pad, range, rank, reshape, reverse,
+                                                shape, size, slice, split, squeeze, stack,
+                                                tile, transpose, unstack, where, where_v2,
+                                                zeros, zeros_like)
+from estimator_npu.engine.ops.core import (constant, convert_to_tensor, group,  # noqa: F401
+                                           identity, no_op, placeholder,
+                                           placeholder_with_default, stop_gradient)
+from estimator_npu.engine.ops.core import tuple_ as tuple  # noqa: F401,A001
+from estimator_npu.engine.ops.math_ops import (abs, add, add_n, argmax, argmin, cast,  # noqa
+                                               ceil, clip_by_value, cos, div, divide, equal,
+                                               exp, floor, floordiv, floormod, greater,
+                                               greater_equal, is_finite, is_inf, is_nan, less,
+                                               less_equal, log, log1p, logical_and,
+                                               logical_not, logical_or, matmul, maximum,
+                                               minimum, mod, multiply, negative, not_equal,
+                                               pow, reciprocal, reduce_all, reduce_any,
+                                               reduce_max, reduce_mean, reduce_min,
+                                               reduce_prod, reduce_sum, round, rsqrt, sigmoid,
+                                               sign, sin, sqrt, square, squared_difference,
+                                               subtract, tanh, to_float, to_int32, to_int64,
+                                               truediv)
+from estimator_npu.engine.ops.random_ops import (random_normal, random_shuffle,  # noqa: F401
+                                                 random_uniform, truncated_normal)
+from estimator_npu.engine.ops.state_ops import (Variable, assign, assign_add,  # noqa: F401
+                                                assign_sub, global_variables,
+                                                global_variables_initializer,
+                                                initialize_all_variables, local_variables,
+                                                local_variables_initializer, model_variables,
+                                                report_uninitialized_variables,
+                                                trainable_variables, variables_initializer)
+from estimator_npu.engine.session import (InteractiveSession, Session,  # noqa: F401
+                                          get_default_session)
+from estimator_npu.engine.shape import TensorShape  # noqa: F401
+from estimator_npu.engine.variable_scope import (AUTO_REUSE, VariableScope,  # noqa: F401
+                                                 get_local_variable, get_variable,
+                                                 get_variable_scope, variable_scope)
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""TensorFlow import-path shims: ``estimator_npu.core`` mirrors ``tensorflow.core``."""

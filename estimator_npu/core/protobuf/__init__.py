@@ -1,0 +1,1 @@
+"""Protocol message classes under their TensorFlow module paths (``*_pb2``)."""

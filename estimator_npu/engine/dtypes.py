@@ -1,0 +1,128 @@
+"""TF1-style dtypes backed by numpy dtypes.
+
+``DType`` objects compare equal to each other and to the numpy dtype or
+TF-style name they stand for, so ``tf.float32 == np.float32`` holds.
+"""
+import numpy as np
+
+
+class DType:
+    """A tensor element type: a thin wrapper around a numpy dtype."""
+
+    __slots__ = ("name", "as_numpy_dtype", "_np")
+
+    def __init__(self, name, np_type):
+        self.name = name
+        self.as_numpy_dtype = np_type
+        self._np = np.dtype(np_type)
+
+    @property
+    def np(self):
+        """The numpy ``dtype`` object."""
+        return self._np
+
+    @property
+    def is_floating(self):
+        return self._np.kind == "f"
+
+    @property
+    def is_integer(self):
+        return self._np.kind in "iu"
+
+    @property
+    def is_bool(self):
+        return self._np.kind == "b"
+
+    @property
+    def is_differentiable(self):
+        return self._np.kind in "fc"
+
+    @property
+    def base_dtype(self):
+        return self
+
+    @property
+    def size(self):
+        return self._np.itemsize
+
+    @property
+    def min(self):
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self._np == other._np
+        try:
+            return self._np == as_dtype(other)._np
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._np)
+
+    def __repr__(self):
+        return "tf." + self.name
+
+
+float16 = half = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = double = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+bool = DType("bool", np.bool_)  # noqa: A001 - TF1 name
+string = DType("string", np.object_)
+complex64 = DType("complex64", np.complex64)
+
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
+        complex64]
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update({"half": float16, "double": float64, "float": float32})
+_BY_NP = {d.np: d for d in _ALL}
+
+try:  # optional bfloat16 support
+    import ml_dtypes as _ml_dtypes
+
+    bfloat16 = DType("bfloat16", _ml_dtypes.bfloat16)
+    _BY_NAME["bfloat16"] = bfloat16
+    _BY_NP[bfloat16.np] = bfloat16
+except ImportError:  # pragma: no cover - depends on the environment
+    bfloat16 = None
+
+
+def as_dtype(value):
+    """Converts a ``DType``, numpy dtype, python type or name to a ``DType``.
+
+    Raises:
+        TypeError: if ``value`` does not name a supported element type.
+    """
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    if value is str or value is bytes:
+        return string
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"Cannot convert {value!r} to a dtype; expected a tf.DType, a numpy "
+                        f"dtype or one of {sorted(_BY_NAME)}") from None
+    if npd.kind in "SUO":
+        return string
+    if npd in _BY_NP:
+        return _BY_NP[npd]
+    raise TypeError(f"Unsupported dtype {value!r}; expected one of {sorted(_BY_NAME)}")

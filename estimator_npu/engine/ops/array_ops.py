@@ -1,0 +1,619 @@
+"""Shape and indexing ops: reshape, transpose, concat, stack, slicing, gather, ..."""
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import Tensor
+from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, make_tensor
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
+from estimator_npu.engine.shape import TensorShape, as_shape
+
+
+def _static_ints(value, what, op_name):
+    """A Python list of ints from a list/tuple/array/constant tensor (``None`` if dynamic)."""
+    if isinstance(value, Tensor):
+        if value.op.type == "Const":
+            return [int(v) for v in np.ravel(value.op.attrs["value"])]
+        return None
+    if hasattr(value, "_as_tensor"):
+        return None
+    if np.isscalar(value):
+        return [int(value)]
+    try:
+        return [int(-1 if v is None else v) for v in value]
+    except TypeError:
+        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r}") from None
+
+
+# ------------------------------------------------------------------ shape queries
+def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    x = convert_to_tensor(input)
+    nd = x.shape.ndims
+    return make_tensor("Shape", [x], out_type, [nd], {"dtype": dtypes.as_dtype(out_type)},
+                       name=name)
+
+
+def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    x = convert_to_tensor(input)
+    return make_tensor("Size", [x], out_type, [], {"dtype": dtypes.as_dtype(out_type)},
+                       name=name)
+
+
+def rank(input, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    return make_tensor("Rank", [x], dtypes.int32, [], name=name)
+
+
+register("Shape", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                          np.array(np.shape(x), dtype=_d)),
+         grad=NOT_DIFFERENTIABLE)
+register("Size", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                         np.array(np.size(x), dtype=_d)),
+         grad=NOT_DIFFERENTIABLE)
+register("Rank", kernel=simple(lambda x: np.array(np.ndim(x), dtype=np.int32)),
+         grad=NOT_DIFFERENTIABLE)
+
+
+# ------------------------------------------------------------------ reshape family
+def reshape(tensor, shape, name=None):
+    """Reshapes ``tensor`` to ``shape`` (one dim may be -1)."""
+    x = convert_to_tensor(tensor)
+    dims = _static_ints(shape, "shape", "Reshape")
+    if dims is None:
+        s = convert_to_tensor(shape)
+        return make_tensor("ReshapeDynamic", [x, s], x.dtype, [None] * (s.shape[0] or 0)
+                           if s.shape.ndims == 1 and s.shape[0] is not None else None,
+                           name=name)
+    if sum(1 for d in dims if d == -1) > 1:
+        raise ValueError(f"Reshape: at most one dimension may be -1, got {dims}")
+    n = x.shape.num_elements()
+    out = list(dims)
+    if -1 in dims:
+        known = int(np.prod([d for d in dims if d != -1])) if len(dims) > 1 else 1
+        if n is not None and known:
+            if n % known:
+                raise ValueError(f"Reshape: cannot reshape a tensor with {n} elements to "
+                                 f"shape {dims}")
+            out[dims.index(-1)] = n // known
+        else:
+            out[dims.index(-1)] = None
+    elif n is not None and int(np.prod(dims)) != n:
+        raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {dims} "
+                         f"({int(np.prod(dims))} elements); input shape {x.shape}")
+    return make_tensor("Reshape", [x], x.dtype, out, {"shape": tuple(dims)}, name=name)
+
+
+def _reshape_grad(op, dy):
+    return [reshape_like(dy, op.inputs[0])] + [None] * (len(op.inputs) - 1)
+
+
+def reshape_like(x, like):
+    """Reshapes ``x`` to the runtime shape of ``like``."""
+    if like.shape.is_fully_defined():
+        return reshape(x, like.shape.as_list())
+    return make_tensor("ReshapeLike", [x, like], x.dtype, like.shape)
+
+
+register("Reshape", kernel=with_attrs(np.reshape, "shape"), grad=_reshape_grad, may_alias=True)
+register("ReshapeDynamic", kernel=simple(lambda x, s: np.reshape(x, tuple(s))),
+         grad=_reshape_grad, may_alias=True)
+register("ReshapeLike", kernel=simple(lambda x, like: np.reshape(x, np.shape(like))),
+         grad=lambda op, dy: [reshape_like(dy, op.inputs[0]), None], may_alias=True)
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    axis = int(axis if axis is not None else dim)
+    nd = x.shape.ndims
+    if nd is not None:
+        if not -nd - 1 <= axis <= nd:
+            raise ValueError(f"ExpandDims: axis {axis} out of range for rank {nd}")
+        axis = axis % (nd + 1)
+        dims = list(x.shape.dims)
+        dims.insert(axis, 1)
+        shp = dims
+    else:
+        shp = None
+    return make_tensor("ExpandDims", [x], x.dtype, shp, {"axis": axis}, name=name)
+
+
+register("ExpandDims", kernel=with_attrs(np.expand_dims, "axis"), grad=_reshape_grad,
+         may_alias=True)
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    if axis is None:
+        axis = squeeze_dims
+    nd = x.shape.ndims
+    if axis is not None:
+        axis = tuple(int(a) % nd if nd else int(a)
+                     for a in (axis if isinstance(axis, (list, tuple)) else [axis]))
+        if nd is not None:
+            for a in axis:
+                if x.shape[a] not in (1, None):
+                    raise ValueError(f"Squeeze: cannot squeeze dim {a} of size {x.shape[a]} "
+                                     f"(shape {x.shape})")
+            shp = [d for i, d in enumerate(x.shape.dims) if i not in axis]
+        else:
+            shp = None
+    else:
+        shp = None if nd is None or None in x.shape.dims else \
+            [d for d in x.shape.dims if d != 1]
+        axis = None
+    return make_tensor("Squeeze", [x], x.dtype, shp, {"axis": axis}, name=name)
+
+
+register("Squeeze", kernel=with_attrs(np.squeeze, "axis"), grad=_reshape_grad, may_alias=True)
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    x = convert_to_tensor(a)
+    nd = x.shape.ndims
+    if perm is None:
+        if nd is None:
+            raise ValueError("transpose: perm is required when the rank is unknown")
+        perm = list(range(nd))[::-1]
+    perm = tuple(int(p) for p in perm)
+    if nd is not None and sorted(perm) != list(range(nd)):
+        raise ValueError(f"transpose: perm {list(perm)} is not a permutation of the {nd} dims "
+                         f"of shape {x.shape}")
+    shp = [x.shape.dims[p] for p in perm] if nd is not None else None
+    return make_tensor("Transpose", [x], x.dtype, shp, {"axes": perm}, name=name)
+
+
+register("Transpose", kernel=with_attrs(np.transpose, "axes"),
+         grad=lambda op, dy: [transpose(dy, list(np.argsort(op.attrs["axes"])))],
+         may_alias=True)
+
+
+# ------------------------------------------------------------------ join / split
+def concat(values, axis, name="concat"):
+    ts = [convert_to_tensor(v) for v in values]
+    if len(ts) == 1:
+        return ts[0]
+    nd = next((t.shape.ndims for t in ts if t.shape.ndims is not None), None)
+    axis = int(axis)
+    if nd is not None:
+        axis %= nd
+        dims = [None] * nd
+        total = 0
+        for t in ts:
+            if t.dtype != ts[0].dtype:
+                raise TypeError(f"concat: all values must have dtype {ts[0].dtype.name}, got "
+                                f"{t.dtype.name} for {t.name}")
+            if t.shape.ndims is None:
+                total = None
+                continue
+            if t.shape.ndims != nd:
+                raise ValueError(f"concat: ranks differ, {ts[0].shape} vs {t.shape}")
+            for i, d in enumerate(t.shape.dims):
+                if i == axis:
+                    continue
+                if dims[i] is not None and d is not None and d != dims[i]:
+                    raise ValueError(f"concat: shapes {ts[0].shape} and {t.shape} differ "
+                                     f"outside axis {axis}")
+                dims[i] = dims[i] if d is None else d
+            total = None if total is None or t.shape[axis] is None else total + t.shape[axis]
+        dims[axis] = total
+    else:
+        dims = None
+    return make_tensor("ConcatV2", ts, ts[0].dtype, dims, {"axis": axis}, name=name)
+
+
+def _concat_grad(op, dy):
+    axis = op.attrs["axis"]
+    return list(make_op("SplitLike", [dy] + list(op.inputs),
+                        [(dy.dtype, t.shape) for t in op.inputs], {"axis": axis}).outputs)
+
+
+def _split_like(dy, *xs, axis):
+    idx = np.cumsum([np.shape(x)[axis] for x in xs])[:-1]
+    return tuple(np.split(dy, idx, axis=axis))
+
+
+register("ConcatV2", kernel=lambda op, ctx: (lambda *xs, _a=op.attrs["axis"]:
+                                             np.concatenate(xs, axis=_a)),
+         grad=_concat_grad)
+register("SplitLike", kernel=with_attrs(_split_like, "axis"),
+         grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
+                                        for d, t in zip(dys, op.outputs)], op.attrs["axis"])]
+         + [None] * (len(op.inputs) - 1), may_alias=True)
+
+
+def stack(values, axis=0, name="stack"):
+    ts = [convert_to_tensor(v) for v in values]
+    return concat([expand_dims(t, axis) for t in ts], axis, name=name) if len(ts) > 1 else \
+        expand_dims(ts[0], axis, name=name)
+
+
+pack = stack
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    x = convert_to_tensor(value)
+    nd = x.shape.ndims
+    axis = axis % nd if nd else axis
+    num = num if num is not None else x.shape[axis]
+    if num is None:
+        raise ValueError(f"unstack: cannot infer num from shape {x.shape}")
+    parts = split(x, num, axis=axis)
+    return [squeeze(p, axis) for p in parts]
+
+
+unpack = unstack
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    x = convert_to_tensor(value)
+    nd = x.shape.ndims
+    axis = int(axis) % nd if nd else int(axis)
+    dim = x.shape[axis] if nd is not None else None
+    if np.isscalar(num_or_size_splits):
+        n = int(num_or_size_splits)
+        if dim is not None and dim % n:
+            raise ValueError(f"split: dimension {axis} of size {dim} is not divisible into "
+                             f"{n} parts")
+        sizes = [dim // n if dim is not None else None] * n
+        attrs = {"axis": axis, "sections": n}
+    else:
+        sizes = [int(s) for s in num_or_size_splits]
+        if -1 in sizes and dim is not None:
+            sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
+        if dim is not None and sum(sizes) != dim:
+            raise ValueError(f"split: sizes {sizes} do not sum to dimension {axis} of size "
+                             f"{dim}")
+        attrs = {"axis": axis, "sections": list(np.cumsum(sizes)[:-1])}
+    specs = []
+    for s in sizes:
+        d = list(x.shape.dims) if nd is not None else None
+        if d is not None:
+            d[axis] = s
+        specs.append((x.dtype, d))
+    return list(make_op("Split", [x], specs, attrs, name=name).outputs)
+
+
+register("Split", kernel=lambda op, ctx: (lambda x, _s=op.attrs["sections"], _a=op.attrs["axis"]:
+                                          tuple(np.split(x, _s, axis=_a))),
+         grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
+                                        for d, t in zip(dys, op.outputs)], op.attrs["axis"])],
+         may_alias=True)
+
+
+# ------------------------------------------------------------------ creation
+def fill(dims, value, name=None):
+    d = _static_ints(dims, "dims", "Fill")
+    v = convert_to_tensor(value)
+    if d is None:
+        raise TypeError("fill: dims must be static")
+    return make_tensor("Fill", [v], v.dtype, d, {"shape": tuple(d)}, name=name)
+
+
+register("Fill", kernel=lambda op, ctx: (lambda v, _s=op.attrs["shape"]: np.full(_s, v)),
+         grad=lambda op, dy: [reduce_all_sum(dy)])
+
+
+def reduce_all_sum(x):
+    from estimator_npu.engine.ops.math_ops import reduce_sum
+    return reduce_sum(x)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    d = _static_ints(shape, "shape", "zeros")
+    return constant(0, dtype=dtype, shape=d, name=name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    d = _static_ints(shape, "shape", "ones")
+    return constant(1, dtype=dtype, shape=d, name=name or "ones")
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    x = convert_to_tensor(tensor)
+    dt = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    return make_tensor("ZerosLike", [x], dt, x.shape, {"dtype": dt}, name=name)
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    x = convert_to_tensor(tensor)
+    dt = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    return make_tensor("OnesLike", [x], dt, x.shape, {"dtype": dt}, name=name)
+
+
+register("ZerosLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                              np.zeros(np.shape(x), _d)),
+         grad=NOT_DIFFERENTIABLE)
+register("OnesLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                             np.ones(np.shape(x), _d)),
+         grad=NOT_DIFFERENTIABLE)
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    if limit is None:
+        start, limit = 0, start
+    arr = np.arange(start, limit, delta)
+    return constant(arr, dtype=dtype or (dtypes.int32 if arr.dtype.kind == "i" else None),
+                    name=name)
+
+
+# ------------------------------------------------------------------ selection
+def where(condition, x=None, y=None, name=None):
+    """Elementwise select (``x`` where ``condition`` else ``y``); with only a condition,
+    the indices of true elements."""
+    c = convert_to_tensor(condition)
+    if x is None and y is None:
+        return make_tensor("WhereIndices", [c], dtypes.int64, [None, c.shape.ndims], name=name)
+    from estimator_npu.engine.ops.math_ops import _pair
+    from estimator_npu.engine.ops.core import broadcast_shape
+    x, y = _pair(x, y, "Select")
+    shp = broadcast_shape(broadcast_shape(c.shape, x.shape, "Select"), y.shape, "Select")
+    return make_tensor("Select", [c, x, y], x.dtype, shp, name=name)
+
+
+def _select_grad(op, dy):
+    from estimator_npu.engine.ops.math_ops import sum_to_like
+    c, x, y = op.inputs
+    z = zeros_like(dy)
+    return [None, sum_to_like(where(c, dy, z), x), sum_to_like(where(c, z, dy), y)]
+
+
+register("Select", kernel=simple(np.where), grad=_select_grad)
+register("WhereIndices", kernel=simple(lambda c: np.argwhere(c).astype(np.int64)),
+         grad=NOT_DIFFERENTIABLE)
+where_v2 = where
+
+
+def gather(params, indices, axis=0, name=None, validate_indices=None, batch_dims=0):
+    p = convert_to_tensor(params)
+    i = convert_to_tensor(indices)
+    if not i.dtype.is_integer:
+        raise TypeError(f"gather: indices must be int32/int64, got {i.dtype.name}")
+    axis = int(axis) % p.shape.ndims if p.shape.ndims else int(axis)
+    if p.shape.ndims is not None and i.shape.ndims is not None:
+        shp = list(p.shape.dims[:axis]) + list(i.shape.dims) + list(p.shape.dims[axis + 1:])
+    else:
+        shp = None
+    return make_tensor("GatherV2", [p, i], p.dtype, shp, {"axis": axis}, name=name)
+
+
+def _gather_grad(op, dy):
+    return [make_tensor("GatherGrad", [dy, op.inputs[0], op.inputs[1]], dy.dtype,
+                        op.inputs[0].shape, {"axis": op.attrs["axis"]}), None]
+
+
+def _gather_grad_kernel(dy, params, idx, axis):
+    out = np.zeros(np.shape(params), dtype=dy.dtype)
+    moved = np.moveaxis(out, axis, 0)
+    d = np.moveaxis(dy, list(range(axis, axis + np.ndim(idx))), list(range(np.ndim(idx))))
+    np.add.at(moved, np.asarray(idx).reshape(-1), d.reshape((-1,) + moved.shape[1:]))
+    return out
+
+
+register("GatherV2", kernel=lambda op, ctx: (lambda p, i, _a=op.attrs["axis"]:
+                                             np.take(p, i, axis=_a)),
+         grad=_gather_grad)
+register("GatherGrad", kernel=with_attrs(_gather_grad_kernel, "axis"),
+         grad=lambda op, g: [gather(g, op.inputs[2], axis=op.attrs["axis"]), None, None])
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    i = convert_to_tensor(indices)
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    depth = int(depth)
+    axis = -1 if axis is None else int(axis)
+    dims = list(i.shape.dims) if i.shape.ndims is not None else None
+    if dims is not None:
+        dims.insert(axis if axis >= 0 else len(dims) + 1 + axis, depth)
+    return make_tensor("OneHot", [i], dt, dims,
+                       {"depth": depth, "on": on, "off": off, "axis": axis, "dtype": dt},
+                       name=name)
+
+
+def _one_hot_kernel(op, ctx):
+    a = op.attrs
+    eye = np.where(np.eye(a["depth"], dtype=bool), a["on"], a["off"]).astype(a["dtype"].np)
+    off_row = np.full((a["depth"],), a["off"], dtype=a["dtype"].np)
+    table = np.concatenate([eye, off_row[None]], axis=0)  # index -1 / out of range -> off
+    depth, axis = a["depth"], a["axis"]
+
+    def one_hot_fn(i):
+        i = np.asarray(i)
+        idx = np.where((i >= 0) & (i < depth), i, depth)
+        out = table[idx]
+        if axis != -1 and axis != i.ndim:
+            out = np.moveaxis(out, -1, axis)
+        return out
+    return one_hot_fn
+
+
+register("OneHot", kernel=_one_hot_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    x = convert_to_tensor(tensor)
+    pads = tuple(tuple(int(v) for v in p) for p in np.asarray(paddings).tolist())
+    mode = mode.upper()
+    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f"pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}")
+    if x.shape.ndims is not None and len(pads) != x.shape.ndims:
+        raise ValueError(f"pad: paddings has {len(pads)} rows for a tensor of rank "
+                         f"{x.shape.ndims}")
+    shp = [None if d is None else d + a + b for d, (a, b) in zip(x.shape.dims, pads)] \
+        if x.shape.ndims is not None else None
+    return make_tensor("Pad", [x], x.dtype, shp,
+                       {"pads": pads, "mode": mode, "value": constant_values}, name=name)
+
+
+def _pad_kernel(op, ctx):
+    pads, mode, value = op.attrs["pads"], op.attrs["mode"], op.attrs["value"]
+    if mode == "CONSTANT":
+        return lambda x: np.pad(x, pads, mode="constant", constant_values=value)
+    return lambda x: np.pad(x, pads, mode=mode.lower())
+
+
+def _pad_grad(op, dy):
+    if op.attrs["mode"] != "CONSTANT":
+        raise LookupError("Gradient of REFLECT/SYMMETRIC pad is not implemented")
+    pads = op.attrs["pads"]
+    begin = [a for a, _ in pads]
+    size = [-1 if d is None else d for d in op.inputs[0].shape.dims] \
+        if op.inputs[0].shape.is_fully_defined() else None
+    if size is None:
+        return [make_tensor("Unpad", [dy], dy.dtype, op.inputs[0].shape, {"pads": pads})]
+    return [slice(dy, begin, size)]
+
+
+register("Pad", kernel=_pad_kernel, grad=_pad_grad)
+register("Unpad", kernel=lambda op, ctx: (lambda x, _p=op.attrs["pads"]: x[tuple(
+    builtin_slice(a, x.shape[i] - b) for i, (a, b) in enumerate(_p))]),
+    grad=lambda op, dy: [pad(dy, op.attrs["pads"])], may_alias=True)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    m = tuple(_static_ints(multiples, "multiples", "Tile"))
+    shp = [None if d is None else d * k for d, k in zip(x.shape.dims, m)] \
+        if x.shape.ndims is not None else None
+    return make_tensor("Tile", [x], x.dtype, shp, {"reps": m}, name=name)
+
+
+def _tile_grad(op, dy):
+    x = op.inputs[0]
+    return [make_tensor("TileGrad", [dy, x], dy.dtype, x.shape, {"reps": op.attrs["reps"]})]
+
+
+def _tile_grad_kernel(dy, x, reps):
+    xs = np.shape(x)
+    shp = []
+    for k, d in zip(reps, xs):
+        shp.extend([k, d])
+    return np.reshape(dy, shp).sum(axis=tuple(range(0, 2 * len(xs), 2)))
+
+
+register("Tile", kernel=with_attrs(np.tile, "reps"), grad=_tile_grad)
+register("TileGrad", kernel=with_attrs(_tile_grad_kernel, "reps"),
+         grad=lambda op, g: [tile(g, op.attrs["reps"]), None])
+
+
+# ------------------------------------------------------------------ slicing
+builtin_slice = __builtins__["slice"] if isinstance(__builtins__, dict) else __builtins__.slice
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001
+    """``tf.slice``: ``size[i] == -1`` takes the rest of dim ``i``."""
+    x = convert_to_tensor(input_)
+    begin = [int(b) for b in begin]
+    size = [int(s) for s in size]
+    key = tuple(builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
+    return _strided(x, key, name)
+
+
+def _strided(x, key, name=None):
+    """Basic indexing ``x[key]`` with ints, slices, ``None`` (new axis) and ``...``."""
+    nd = x.shape.ndims
+    dims = list(x.shape.dims) if nd is not None else None
+    out = []
+    if dims is not None:
+        n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+        i = 0
+        for k in key:
+            if k is Ellipsis:
+                for _ in builtins_range(nd - n_real):
+                    out.append(dims[i])
+                    i += 1
+            elif k is None:
+                out.append(1)
+            elif isinstance(k, builtin_slice):
+                d = dims[i]
+                out.append(None if d is None else len(builtins_range(*k.indices(d))))
+                i += 1
+            else:
+                d = dims[i]
+                if d is not None and not -d <= k < d:
+                    raise ValueError(f"Index {k} is out of bounds for dimension {i} of size "
+                                     f"{d} (shape {x.shape})")
+                i += 1
+        if i > nd:
+            raise ValueError(f"Too many indices ({i}) for tensor of rank {nd} ({x.name})")
+        out.extend(dims[i:])
+    else:
+        out = None
+    return make_tensor("StridedSlice", [x], x.dtype, out, {"key": key}, name=name)
+
+
+builtins_range = __builtins__["range"] if isinstance(__builtins__, dict) else __builtins__.range
+
+
+def _slice_grad(op, dy):
+    x = op.inputs[0]
+    return [make_tensor("SliceGrad", [dy, x], dy.dtype, x.shape, {"key": op.attrs["key"]})]
+
+
+def _slice_grad_kernel(dy, x, key):
+    out = np.zeros(np.shape(x), dtype=dy.dtype)
+    out[key] = dy
+    return out
+
+
+register("StridedSlice", kernel=lambda op, ctx: (lambda x, _k=op.attrs["key"]: x[_k]),
+         grad=_slice_grad, may_alias=True)
+register("SliceGrad", kernel=with_attrs(_slice_grad_kernel, "key"),
+         grad=lambda op, g: [_strided(g, op.attrs["key"]), None])
+
+
+def getitem(x, key):
+    """``Tensor.__getitem__`` for basic indexing."""
+    x = convert_to_tensor(x)
+    if not isinstance(key, tuple):
+        key = (key,)
+    for k in key:
+        if isinstance(k, builtin_slice):
+            for v in (k.start, k.stop, k.step):
+                if v is not None and not isinstance(v, (int, np.integer)):
+                    raise TypeError(f"Only integer slice bounds are supported, got {k}")
+        elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer)):
+            if isinstance(k, Tensor):
+                return gather(x, k)
+            raise TypeError(f"Only integers, slices, None and ... are valid indices, got "
+                            f"{type(k).__name__}")
+    key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
+    return _strided(x, key)
+
+
+def reverse(tensor, axis, name=None):
+    x = convert_to_tensor(tensor)
+    axes = [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    key = [builtin_slice(None)] * x.shape.ndims
+    for a in axes:
+        key[a] = builtin_slice(None, None, -1)
+    return _strided(x, tuple(key), name)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    x = convert_to_tensor(tensor)
+    m = convert_to_tensor(mask, dtype=dtypes.bool)
+    idx = reshape(where(m), [-1])
+    return gather(x, idx)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    d = _static_ints(shape, "shape", "BroadcastTo")
+    from estimator_npu.engine.ops.core import broadcast_shape
+    out = broadcast_shape(x.shape, d, "BroadcastTo")
+    if out != as_shape(d):
+        raise ValueError(f"BroadcastTo: cannot broadcast {x.shape} to {d}")
+    return make_tensor("BroadcastTo", [x], x.dtype, d, {"shape": tuple(d)}, name=name)
+
+
+register("BroadcastTo", kernel=with_attrs(np.broadcast_to, "shape"),
+         grad=lambda op, dy: [_sum_like(dy, op.inputs[0])], may_alias=True)
+
+
+def _sum_like(dy, x):
+    from estimator_npu.engine.ops.math_ops import sum_to_like
+    return sum_to_like(dy, x)
+
+
+TensorShape = TensorShape

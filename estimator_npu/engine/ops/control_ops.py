@@ -1,0 +1,1 @@
+"""Control-flow and host-call ops (to be filled in)."""

@@ -1,0 +1,1 @@
+"""Convolution and pooling (to be filled in)."""

@@ -1,0 +1,225 @@
+"""Core ops and the helpers every op family uses to build operations.
+
+``make_op`` is the one way op functions add nodes; ``convert_to_tensor`` turns Python
+values, numpy arrays and variables into tensors.
+"""
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine import registry
+from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple
+from estimator_npu.engine.shape import TensorShape, as_shape
+
+
+def _graph_of(values):
+    for v in values:
+        if isinstance(v, (Tensor, Operation)):
+            return v.graph
+        g = getattr(v, "graph", None)
+        if g is not None and hasattr(v, "_as_graph_element"):
+            return g
+    return get_default_graph()
+
+
+def make_op(op_type, inputs, out_specs, attrs=None, name=None, control_inputs=()):
+    """Creates an op in the graph of ``inputs`` and returns it.
+
+    Args:
+        op_type: a registered op type.
+        inputs: list of tensors (already converted).
+        out_specs: list of ``(dtype, shape)``, one per output.
+        attrs: constant attributes the kernel reads.
+        name: optional op name (made unique within the current name scope).
+    """
+    g = _graph_of(inputs)
+    return g.create_op(op_type, inputs, attrs, out_specs, name=name,
+                       control_inputs=control_inputs)
+
+
+def make_tensor(op_type, inputs, dtype, shape, attrs=None, name=None):
+    """Like ``make_op`` for a single-output op; returns its output tensor."""
+    return make_op(op_type, inputs, [(dtype, shape)], attrs, name).outputs[0]
+
+
+# ---------------------------------------------------------------- conversion
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None):
+    """Converts ``value`` (Tensor, Variable, numpy array, Python number/list) to a Tensor.
+
+    Raises:
+        ValueError: if ``value`` is a tensor of a different ``dtype`` than requested.
+    """
+    if isinstance(value, Tensor):
+        if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for Tensor {value.name} with dtype {value.dtype.name}")
+        return value
+    conv = getattr(value, "_as_tensor", None)
+    if conv is not None:
+        t = conv()
+        if dtype is not None and dtypes.as_dtype(dtype) != t.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for variable {t.op.name} with dtype {t.dtype.name}")
+        return t
+    if isinstance(value, Operation):
+        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (fetch it or use "
+                        "it as a control dependency instead).")
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) or
+                                                hasattr(v, "_as_tensor") for v in value):
+        from estimator_npu.engine.ops import array_ops
+        return array_ops.stack([convert_to_tensor(v, dtype) for v in value], name=name)
+    return constant(value, dtype=dtype or preferred_dtype, name=name)
+
+
+def _np_value(value, dtype):
+    if dtype is not None:
+        dt = dtypes.as_dtype(dtype)
+        arr = np.asarray(value)
+        if arr.dtype.kind == "f" and dt.is_integer and np.any(arr != np.round(arr)):
+            raise TypeError(f"Expected {dt.name}, got {value!r} of type "
+                            f"'{type(value).__name__}' instead.")
+        return np.array(value, dtype=dt.np), dt
+    arr = np.asarray(value)
+    if arr.dtype == np.float64:
+        arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
+    elif arr.dtype == np.int64 and not isinstance(value, np.ndarray):
+        arr = arr.astype(np.int32)  # Python ints default to int32
+    elif arr.dtype.kind in "SU":
+        arr = arr.astype(object)
+    return arr, dtypes.as_dtype(arr.dtype)
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """A constant tensor holding ``value`` (broadcast to ``shape`` when given)."""
+    arr, dt = _np_value(value, dtype)
+    if shape is not None:
+        shape = tuple(as_shape(shape).as_list())
+        if arr.size == 1 or arr.ndim == 0:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise ValueError(f"constant {name}: value of shape {arr.shape} cannot be reshaped "
+                             f"or broadcast to shape {shape}")
+    arr.setflags(write=False)
+    g = get_default_graph()
+    return g.create_op("Const", [], {"value": arr}, [(dt, arr.shape)], name=name).outputs[0]
+
+
+register("Const", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE,
+         inline=lambda op, ctx, bind: bind(op.attrs["value"]))
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor that must be fed a value of ``dtype`` and a shape compatible with ``shape``."""
+    dt = dtypes.as_dtype(dtype)
+    g = get_default_graph()
+    return g.create_op("Placeholder", [], {"dtype": dt, "shape": as_shape(shape)},
+                       [(dt, as_shape(shape))], name=name or "Placeholder").outputs[0]
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF1 name
+    """A placeholder that takes the value of ``input`` when not fed."""
+    x = convert_to_tensor(input)
+    return make_tensor("PlaceholderWithDefault", [x], x.dtype, as_shape(shape),
+                       name=name or "PlaceholderWithDefault")
+
+
+def _unfed_placeholder(op, ctx):
+    from estimator_npu import errors
+    shape = op.attrs["shape"]
+    raise errors.InvalidArgumentError(
+        None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+        f"{op.attrs['dtype'].name} and shape {shape}")
+
+
+register("Placeholder", kernel=_unfed_placeholder, grad=NOT_DIFFERENTIABLE)
+register("PlaceholderWithDefault", kernel=simple(lambda x: x),
+         grad=lambda op, dy: [dy], may_alias=True)
+
+
+def identity(input, name=None):  # noqa: A002
+    """Returns a tensor with the same value as ``input``."""
+    x = convert_to_tensor(input)
+    return make_tensor("Identity", [x], x.dtype, x.shape, name=name or "Identity")
+
+
+register("Identity", kernel=simple(lambda x: x), grad=lambda op, dy: [dy], may_alias=True)
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    """Identity in the forward pass; blocks gradients."""
+    x = convert_to_tensor(input)
+    return make_tensor("StopGradient", [x], x.dtype, x.shape, name=name or "StopGradient")
+
+
+register("StopGradient", kernel=simple(lambda x: x), grad=lambda op, dy: [None],
+         may_alias=True)
+
+
+def no_op(name=None):
+    """An op that does nothing; useful as a control-dependency anchor."""
+    return get_default_graph().create_op("NoOp", [], {}, [], name=name or "NoOp")
+
+
+register("NoOp", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE)
+
+
+def group(*inputs, name=None):
+    """An op that runs after all of ``inputs`` (ops or tensors, possibly nested lists)."""
+    from estimator_npu.utils import nest
+    deps = [x for x in nest.flatten(list(inputs)) if x is not None]
+    ops = []
+    for d in deps:
+        op = d if isinstance(d, Operation) else getattr(d, "op", None)
+        if not isinstance(op, Operation):
+            raise TypeError(f"group() expects ops or tensors, got {type(d).__name__}")
+        ops.append(op)
+    g = ops[0].graph if ops else get_default_graph()
+    with g.control_dependencies(ops):
+        return g.create_op("NoOp", [], {}, [], name=name or "group_deps")
+
+
+def tuple_(tensors, name=None, control_inputs=None):
+    """``tf.tuple``: identities of ``tensors`` that all run after every tensor is computed."""
+    ts = [convert_to_tensor(t) if t is not None else None for t in tensors]
+    gate = group(*[t for t in ts if t is not None], *(control_inputs or []))
+    g = gate.graph
+    out = []
+    with g.control_dependencies([gate]):
+        for t in ts:
+            out.append(None if t is None else identity(t))
+    return out
+
+
+def static_shape(x):
+    """The static ``TensorShape`` of a tensor-like value."""
+    return convert_to_tensor(x).shape
+
+
+def broadcast_shape(a, b, op_name="op"):
+    """Static numpy-style broadcast of two ``TensorShape``s; ``ValueError`` names both."""
+    a, b = as_shape(a), as_shape(b)
+    if a.dims is None or b.dims is None:
+        return TensorShape(None)
+    n = max(len(a.dims), len(b.dims))
+    da = (1,) * (n - len(a.dims)) + a.dims
+    db = (1,) * (n - len(b.dims)) + b.dims
+    out = []
+    for x, y in zip(da, db):
+        if x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x is None or y is None:
+            out.append(x if y is None else y)
+        elif x == y:
+            out.append(x)
+        else:
+            raise ValueError(f"Dimensions must be equal or broadcastable for '{op_name}': "
+                             f"shapes {a} and {b}")
+    return TensorShape(out)
+
+
+__all__ = ["make_op", "make_tensor", "convert_to_tensor", "constant", "placeholder",
+           "identity", "stop_gradient", "no_op", "group", "registry"]

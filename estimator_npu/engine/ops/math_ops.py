@@ -1,0 +1,678 @@
+"""Elementwise math, matmul, reductions and casts, each with its gradient."""
+import functools
+
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import Tensor
+from estimator_npu.engine.ops.core import (broadcast_shape, convert_to_tensor, make_op,
+                                           make_tensor)
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
+from estimator_npu.engine.shape import TensorShape
+
+
+# ------------------------------------------------------------------ helpers
+def _pair(x, y, op_name):
+    """Converts a binary op's operands; Python values take the other operand's dtype."""
+    if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
+        x = convert_to_tensor(x)
+        y = convert_to_tensor(y, dtype=None if (isinstance(y, Tensor) or
+                                                hasattr(y, "_as_tensor")) else x.dtype)
+    elif isinstance(y, Tensor) or hasattr(y, "_as_tensor"):
+        y = convert_to_tensor(y)
+        x = convert_to_tensor(x, dtype=y.dtype)
+    else:
+        x = convert_to_tensor(x)
+        y = convert_to_tensor(y, dtype=x.dtype)
+    if x.dtype != y.dtype:
+        raise TypeError(f"{op_name}: both inputs must have the same dtype, got "
+                        f"{x.dtype.name} ({x.name}) and {y.dtype.name} ({y.name})")
+    return x, y
+
+
+def _binary(op_type, x, y, name, out_dtype=None):
+    x, y = _pair(x, y, op_type)
+    shape = broadcast_shape(x.shape, y.shape, name or op_type)
+    return make_tensor(op_type, [x, y], out_dtype or x.dtype, shape, name=name)
+
+
+def _unary(op_type, x, name, out_dtype=None):
+    x = convert_to_tensor(x)
+    return make_tensor(op_type, [x], out_dtype or x.dtype, x.shape, name=name)
+
+
+def _sum_to(g, x):
+    xs = np.shape(x)
+    gs = np.shape(g)
+    if gs == xs:
+        return g
+    nd = len(gs) - len(xs)
+    axes = tuple(range(nd)) + tuple(i + nd for i, d in enumerate(xs)
+                                    if d == 1 and gs[i + nd] != 1)
+    r = np.sum(g, axis=axes, keepdims=True) if axes else g
+    return np.reshape(r, xs)
+
+
+def sum_to_like(g, x):
+    """Sums broadcast gradient ``g`` down to the shape of ``x`` (no-op when static shapes
+    already agree)."""
+    if g is None:
+        return None
+    if g.shape.is_fully_defined() and g.shape == x.shape:
+        return g
+    return make_tensor("SumToShape", [g, x], g.dtype, x.shape)
+
+
+def broadcast_like(a, like):
+    """Broadcasts ``a`` to the runtime shape of ``like``."""
+    if a.shape.is_fully_defined() and a.shape == like.shape:
+        return a
+    return make_tensor("BroadcastLike", [a, like], a.dtype, like.shape)
+
+
+register("SumToShape", kernel=simple(_sum_to),
+         grad=lambda op, dy: [broadcast_like(dy, op.inputs[0]), None])
+register("BroadcastLike", kernel=simple(lambda a, like: np.broadcast_to(a, np.shape(like))),
+         grad=lambda op, dy: [sum_to_like(dy, op.inputs[0]), None], may_alias=True)
+
+
+def _bgrad(fn):
+    """Wraps a binary gradient so each input gradient is summed to its input's shape."""
+    def grad(op, dy):
+        gx, gy = fn(op, dy)
+        x, y = op.inputs
+        return [sum_to_like(gx, x), sum_to_like(gy, y)]
+    return grad
+
+
+# ------------------------------------------------------------------ binary arithmetic
+def add(x, y, name=None):
+    return _binary("Add", x, y, name)
+
+
+def subtract(x, y, name=None):
+    return _binary("Sub", x, y, name)
+
+
+def multiply(x, y, name=None):
+    return _binary("Mul", x, y, name)
+
+
+def divide(x, y, name=None):
+    """True division (``x / y``); integer inputs are divided as in Python 3 (TF truediv)."""
+    x, y = _pair(x, y, "RealDiv")
+    if x.dtype.is_integer:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return _binary("RealDiv", x, y, name)
+
+
+truediv = realdiv = div = divide
+
+
+def floordiv(x, y, name=None):
+    return _binary("FloorDiv", x, y, name)
+
+
+def floormod(x, y, name=None):
+    return _binary("FloorMod", x, y, name)
+
+
+mod = floormod
+
+
+def pow(x, y, name=None):  # noqa: A001 - TF1 name
+    return _binary("Pow", x, y, name)
+
+
+def maximum(x, y, name=None):
+    return _binary("Maximum", x, y, name)
+
+
+def minimum(x, y, name=None):
+    return _binary("Minimum", x, y, name)
+
+
+def squared_difference(x, y, name=None):
+    return square(subtract(x, y), name=name)
+
+
+register("Add", kernel=simple(np.add), grad=_bgrad(lambda op, dy: (dy, dy)))
+register("Sub", kernel=simple(np.subtract), grad=_bgrad(lambda op, dy: (dy, negative(dy))))
+register("Mul", kernel=simple(np.multiply),
+         grad=_bgrad(lambda op, dy: (dy * op.inputs[1], dy * op.inputs[0])))
+register("RealDiv", kernel=simple(np.true_divide),
+         grad=_bgrad(lambda op, dy: (dy / op.inputs[1],
+                                     negative(dy) * op.outputs[0] / op.inputs[1])))
+register("FloorDiv", kernel=simple(np.floor_divide), grad=NOT_DIFFERENTIABLE)
+register("FloorMod", kernel=simple(np.mod), grad=NOT_DIFFERENTIABLE)
+
+
+def _pow_grad(op, dy):
+    x, y = op.inputs
+    z = op.outputs[0]
+    gx = dy * y * pow(x, y - 1.0) if x.dtype.is_floating else None
+    safe_log = log(where_(greater(x, 0.0), x, ones_like_(x)))
+    gy = dy * z * safe_log if y.dtype.is_floating else None
+    return gx, gy
+
+
+register("Pow", kernel=simple(np.power), grad=_bgrad(_pow_grad))
+
+
+def _minmax_grad(cmp):
+    def fn(op, dy):
+        x, y = op.inputs
+        mask = cast(cmp(x, y), dy.dtype)
+        return dy * mask, dy * (1.0 - mask)
+    return _bgrad(fn)
+
+
+register("Maximum", kernel=simple(np.maximum), grad=_minmax_grad(lambda x, y: greater_equal(x, y)))
+register("Minimum", kernel=simple(np.minimum), grad=_minmax_grad(lambda x, y: less_equal(x, y)))
+
+
+def add_n(inputs, name=None):
+    """Sums a list of tensors of the same shape and dtype."""
+    inputs = [convert_to_tensor(t) for t in inputs]
+    if not inputs:
+        raise ValueError("add_n: inputs must be a non-empty list of tensors")
+    if len(inputs) == 1:
+        return inputs[0]
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        if t.dtype != inputs[0].dtype:
+            raise TypeError(f"add_n: all inputs must have dtype {inputs[0].dtype.name}, got "
+                            f"{t.dtype.name} for {t.name}")
+        shape = broadcast_shape(shape, t.shape, "AddN")
+    return make_tensor("AddN", inputs, inputs[0].dtype, shape, name=name)
+
+
+def _add_n(*xs):
+    acc = np.add(xs[0], xs[1])
+    for x in xs[2:]:
+        acc += x
+    return acc
+
+
+register("AddN", kernel=simple(_add_n),
+         grad=lambda op, dy: [sum_to_like(dy, x) for x in op.inputs])
+
+
+# ------------------------------------------------------------------ comparisons / logic
+def equal(x, y, name=None):
+    return _binary("Equal", x, y, name, dtypes.bool)
+
+
+def not_equal(x, y, name=None):
+    return _binary("NotEqual", x, y, name, dtypes.bool)
+
+
+def less(x, y, name=None):
+    return _binary("Less", x, y, name, dtypes.bool)
+
+
+def less_equal(x, y, name=None):
+    return _binary("LessEqual", x, y, name, dtypes.bool)
+
+
+def greater(x, y, name=None):
+    return _binary("Greater", x, y, name, dtypes.bool)
+
+
+def greater_equal(x, y, name=None):
+    return _binary("GreaterEqual", x, y, name, dtypes.bool)
+
+
+def logical_and(x, y, name=None):
+    return _binary("LogicalAnd", x, y, name, dtypes.bool)
+
+
+def logical_or(x, y, name=None):
+    return _binary("LogicalOr", x, y, name, dtypes.bool)
+
+
+def logical_not(x, name=None):
+    return _unary("LogicalNot", x, name, dtypes.bool)
+
+
+for _t, _f in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.less),
+               ("LessEqual", np.less_equal), ("Greater", np.greater),
+               ("GreaterEqual", np.greater_equal), ("LogicalAnd", np.logical_and),
+               ("LogicalOr", np.logical_or), ("LogicalNot", np.logical_not)]:
+    register(_t, kernel=simple(_f), grad=NOT_DIFFERENTIABLE)
+
+
+def is_finite(x, name=None):
+    return _unary("IsFinite", x, name, dtypes.bool)
+
+
+def is_nan(x, name=None):
+    return _unary("IsNan", x, name, dtypes.bool)
+
+
+def is_inf(x, name=None):
+    return _unary("IsInf", x, name, dtypes.bool)
+
+
+register("IsFinite", kernel=simple(np.isfinite), grad=NOT_DIFFERENTIABLE)
+register("IsNan", kernel=simple(np.isnan), grad=NOT_DIFFERENTIABLE)
+register("IsInf", kernel=simple(np.isinf), grad=NOT_DIFFERENTIABLE)
+
+
+# ------------------------------------------------------------------ unary math
+def negative(x, name=None):
+    return _unary("Neg", x, name)
+
+
+neg = negative
+
+
+def exp(x, name=None):
+    return _unary("Exp", x, name)
+
+
+def log(x, name=None):
+    return _unary("Log", x, name)
+
+
+def log1p(x, name=None):
+    return _unary("Log1p", x, name)
+
+
+def sqrt(x, name=None):
+    return _unary("Sqrt", x, name)
+
+
+def rsqrt(x, name=None):
+    return _unary("Rsqrt", x, name)
+
+
+def square(x, name=None):
+    return _unary("Square", x, name)
+
+
+def abs(x, name=None):  # noqa: A001 - TF1 name
+    return _unary("Abs", x, name)
+
+
+def sign(x, name=None):
+    return _unary("Sign", x, name)
+
+
+def floor(x, name=None):
+    return _unary("Floor", x, name)
+
+
+def ceil(x, name=None):
+    return _unary("Ceil", x, name)
+
+
+def round(x, name=None):  # noqa: A001 - TF1 name
+    return _unary("Round", x, name)
+
+
+def reciprocal(x, name=None):
+    return _unary("Reciprocal", x, name)
+
+
+def tanh(x, name=None):
+    return _unary("Tanh", x, name)
+
+
+def sigmoid(x, name=None):
+    return _unary("Sigmoid", x, name)
+
+
+def sin(x, name=None):
+    return _unary("Sin", x, name)
+
+
+def cos(x, name=None):
+    return _unary("Cos", x, name)
+
+
+def _sigmoid(x):
+    # Numerically stable, dtype-preserving logistic function.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(np.result_type(x), copy=False)
+
+
+def _rsqrt(x):
+    return 1.0 / np.sqrt(x)
+
+
+register("Neg", kernel=simple(np.negative), grad=lambda op, dy: [negative(dy)])
+register("Exp", kernel=simple(np.exp), grad=lambda op, dy: [dy * op.outputs[0]])
+register("Log", kernel=simple(np.log), grad=lambda op, dy: [dy / op.inputs[0]])
+register("Log1p", kernel=simple(np.log1p), grad=lambda op, dy: [dy / (op.inputs[0] + 1.0)])
+register("Sqrt", kernel=simple(np.sqrt), grad=lambda op, dy: [dy * 0.5 / op.outputs[0]])
+register("Rsqrt", kernel=simple(_rsqrt),
+         grad=lambda op, dy: [dy * -0.5 * op.outputs[0] / op.inputs[0]])
+register("Square", kernel=simple(np.square), grad=lambda op, dy: [dy * 2.0 * op.inputs[0]])
+register("Abs", kernel=simple(np.abs), grad=lambda op, dy: [dy * sign(op.inputs[0])])
+register("Sign", kernel=simple(np.sign), grad=lambda op, dy: [None])
+register("Floor", kernel=simple(np.floor), grad=lambda op, dy: [None])
+register("Ceil", kernel=simple(np.ceil), grad=lambda op, dy: [None])
+register("Round", kernel=simple(np.round), grad=lambda op, dy: [None])
+register("Reciprocal", kernel=simple(np.reciprocal),
+         grad=lambda op, dy: [negative(dy) * square(op.outputs[0])])
+register("Tanh", kernel=simple(np.tanh),
+         grad=lambda op, dy: [dy * (1.0 - square(op.outputs[0]))])
+register("Sigmoid", kernel=simple(_sigmoid),
+         grad=lambda op, dy: [dy * op.outputs[0] * (1.0 - op.outputs[0])])
+register("Sin", kernel=simple(np.sin), grad=lambda op, dy: [dy * cos(op.inputs[0])])
+register("Cos", kernel=simple(np.cos), grad=lambda op, dy: [negative(dy) * sin(op.inputs[0])])
+
+
+# ------------------------------------------------------------------ cast
+def cast(x, dtype, name=None):
+    """Casts ``x`` to ``dtype`` (no op when it already has it)."""
+    x = convert_to_tensor(x)
+    dt = dtypes.as_dtype(dtype)
+    if x.dtype == dt:
+        return x
+    return make_tensor("Cast", [x], dt, x.shape, {"dtype": dt}, name=name)
+
+
+def _cast_kernel(op, ctx):
+    npd = op.attrs["dtype"].np
+    return lambda x: np.asarray(x).astype(npd)
+
+
+def _cast_grad(op, dy):
+    src = op.inputs[0].dtype
+    if src.is_floating and op.outputs[0].dtype.is_floating:
+        return [cast(dy, src)]
+    return [None]
+
+
+register("Cast", kernel=_cast_kernel, grad=_cast_grad)
+
+
+def to_float(x, name=None):
+    return cast(x, dtypes.float32, name)
+
+
+def to_int32(x, name=None):
+    return cast(x, dtypes.int32, name)
+
+
+def to_int64(x, name=None):
+    return cast(x, dtypes.int64, name)
+
+
+# ------------------------------------------------------------------ matmul
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """Matrix product of the last two dims (batched over leading dims)."""
+    a, b = _pair(a, b, "MatMul")
+    ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
+    sa, sb = a.shape, b.shape
+    if sa.ndims is not None and sa.ndims < 2 or sb.ndims is not None and sb.ndims < 2:
+        raise ValueError(f"MatMul '{name or 'MatMul'}': inputs must have rank >= 2, got shapes "
+                         f"{sa} and {sb}")
+    shape = TensorShape(None)
+    if sa.ndims is not None and sb.ndims is not None:
+        m, k1 = (sa[-1], sa[-2]) if ta else (sa[-2], sa[-1])
+        k2, n = (sb[-1], sb[-2]) if tb else (sb[-2], sb[-1])
+        if k1 is not None and k2 is not None and k1 != k2:
+            raise ValueError(f"Dimensions must be equal for MatMul '{name or 'MatMul'}': "
+                             f"shapes {sa}{' (transposed)' if ta else ''} and {sb}"
+                             f"{' (transposed)' if tb else ''} ({k1} vs {k2})")
+        batch = broadcast_shape(sa[:-2], sb[:-2], "MatMul")
+        shape = TensorShape(list(batch.dims) + [m, n]) if batch.dims is not None else shape
+    op_type = "MatMul" if sa.ndims == 2 and sb.ndims == 2 else "BatchMatMul"
+    return make_tensor(op_type, [a, b], a.dtype, shape,
+                       {"transpose_a": ta, "transpose_b": tb}, name=name)
+
+
+def _t(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _matmul_kernel(op, ctx):
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    mm = np.matmul
+    if op.type == "MatMul":
+        if ta and tb:
+            return lambda a, b: mm(a.T, b.T)
+        if ta:
+            return lambda a, b: mm(a.T, b)
+        if tb:
+            return lambda a, b: mm(a, b.T)
+        return mm
+    if not (ta or tb):
+        return mm
+    return lambda a, b: mm(_t(a) if ta else a, _t(b) if tb else b)
+
+
+def _matmul_grad(op, dy):
+    a, b = op.inputs
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    if not ta and not tb:
+        ga, gb = matmul(dy, b, transpose_b=True), matmul(a, dy, transpose_a=True)
+    elif not ta and tb:
+        ga, gb = matmul(dy, b), matmul(dy, a, transpose_a=True)
+    elif ta and not tb:
+        ga, gb = matmul(b, dy, transpose_b=True), matmul(a, dy)
+    else:
+        ga, gb = matmul(b, dy, transpose_a=True, transpose_b=True), \
+            matmul(dy, a, transpose_a=True, transpose_b=True)
+    return [sum_to_like(ga, a), sum_to_like(gb, b)]
+
+
+register("MatMul", kernel=_matmul_kernel, grad=_matmul_grad)
+register("BatchMatMul", kernel=_matmul_kernel, grad=_matmul_grad)
+
+
+# ------------------------------------------------------------------ reductions
+def _norm_axis(axis, reduction_indices, ndims, op_name):
+    if axis is None:
+        axis = reduction_indices
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        raise TypeError(f"{op_name}: axis must be a Python int or list of ints, not a Tensor")
+    axes = [int(a) for a in (axis if isinstance(axis, (list, tuple, np.ndarray)) else [axis])]
+    if ndims is not None:
+        for a in axes:
+            if not -ndims <= a < max(ndims, 1):
+                raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of rank "
+                                 f"{ndims}")
+        axes = sorted({a % ndims if ndims else 0 for a in axes})
+    return tuple(axes)
+
+
+def _reduced_shape(shape, axes, keepdims):
+    if shape.dims is None:
+        return TensorShape(None)
+    if axes is None:
+        return TensorShape([1] * len(shape.dims) if keepdims else [])
+    if any(a < 0 for a in axes):
+        return TensorShape(None)
+    return TensorShape([1 if i in axes else d for i, d in enumerate(shape.dims)
+                        if keepdims or i not in axes])
+
+
+def _reduce(op_type, x, axis, keepdims, name, reduction_indices, keep_dims, out_dtype=None):
+    x = convert_to_tensor(x)
+    if keep_dims is not None:
+        keepdims = keep_dims
+    keepdims = bool(keepdims)
+    axes = _norm_axis(axis, reduction_indices, x.shape.ndims, op_type)
+    if axes == ():
+        return x if out_dtype is None else cast(x, out_dtype)
+    shape = _reduced_shape(x.shape, axes, keepdims)
+    return make_tensor(op_type, [x], out_dtype or x.dtype, shape,
+                       {"axis": axes, "keepdims": keepdims}, name=name)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    x = convert_to_tensor(input_tensor)
+    out = None if x.dtype != dtypes.bool else dtypes.int32
+    if out is not None:
+        x = cast(x, out)
+    return _reduce("Sum", x, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("All", cast(input_tensor, dtypes.bool), axis, keepdims, name,
+                   reduction_indices, keep_dims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Any", cast(input_tensor, dtypes.bool), axis, keepdims, name,
+                   reduction_indices, keep_dims)
+
+
+def _red_kernel(fn):
+    def factory(op, ctx):
+        return functools.partial(fn, axis=op.attrs["axis"], keepdims=op.attrs["keepdims"])
+    return factory
+
+
+def _mean(x, axis, keepdims):
+    return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype if x.dtype.kind == "f"
+                   else None)
+
+
+def broadcast_reduced(dy, x, axis, keepdims, mean=False):
+    """Broadcasts a reduction's output gradient ``dy`` back to the shape of ``x``
+    (divided by the reduced element count when ``mean``)."""
+    return make_tensor("BroadcastReduced", [dy, x], dy.dtype, x.shape,
+                       {"axis": axis, "keepdims": keepdims, "mean": mean})
+
+
+def _broadcast_reduced(dy, x, axis, keepdims, mean):
+    xs = np.shape(x)
+    if axis is None:
+        axes = tuple(range(len(xs)))
+    else:
+        axes = axis
+    if not keepdims:
+        dy = np.reshape(dy, [1 if i in axes else d for i, d in enumerate(xs)])
+    if mean:
+        n = 1
+        for a in axes:
+            n *= xs[a]
+        dy = dy / np.asarray(max(n, 1), dtype=np.result_type(dy))
+    return np.broadcast_to(dy, xs)
+
+
+def _broadcast_reduced_grad(op, g):
+    axis, keepdims, mean = op.attrs["axis"], op.attrs["keepdims"], op.attrs["mean"]
+    red = reduce_mean if mean else reduce_sum
+    return [red(g, axis=axis, keepdims=keepdims), None]
+
+
+register("BroadcastReduced", kernel=with_attrs(_broadcast_reduced, "axis", "keepdims", "mean"),
+         grad=_broadcast_reduced_grad, may_alias=True)
+
+
+def _sum_grad(op, dy):
+    return [broadcast_reduced(dy, op.inputs[0], op.attrs["axis"], op.attrs["keepdims"])]
+
+
+def _mean_grad(op, dy):
+    return [broadcast_reduced(dy, op.inputs[0], op.attrs["axis"], op.attrs["keepdims"], True)]
+
+
+def _extreme_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    yb = broadcast_reduced(y, x, axis, keepdims)
+    mask = cast(equal(x, yb), dy.dtype)
+    count = broadcast_reduced(reduce_sum(mask, axis=axis, keepdims=keepdims), x, axis,
+                              keepdims)
+    return [mask * broadcast_reduced(dy, x, axis, keepdims) / count]
+
+
+def _prod_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    return [broadcast_reduced(dy * y, x, axis, keepdims) / x]
+
+
+register("Sum", kernel=_red_kernel(np.sum), grad=_sum_grad)
+register("Mean", kernel=_red_kernel(_mean), grad=_mean_grad)
+register("Max", kernel=_red_kernel(np.max), grad=_extreme_grad)
+register("Min", kernel=_red_kernel(np.min), grad=_extreme_grad)
+register("Prod", kernel=_red_kernel(np.prod), grad=_prod_grad)
+register("All", kernel=_red_kernel(np.all), grad=NOT_DIFFERENTIABLE)
+register("Any", kernel=_red_kernel(np.any), grad=NOT_DIFFERENTIABLE)
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    return _arg("ArgMax", input, axis if axis is not None else dimension, name, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    return _arg("ArgMin", input, axis if axis is not None else dimension, name, output_type)
+
+
+def _arg(op_type, x, axis, name, output_type):
+    x = convert_to_tensor(x)
+    axis = 0 if axis is None else int(axis)
+    nd = x.shape.ndims
+    if nd is not None:
+        if not -nd <= axis < nd:
+            raise ValueError(f"{op_type}: axis {axis} out of range for rank {nd}")
+        axis %= nd
+        shape = TensorShape([d for i, d in enumerate(x.shape.dims) if i != axis])
+    else:
+        shape = TensorShape(None)
+    odt = dtypes.as_dtype(output_type)
+    return make_tensor(op_type, [x], odt, shape, {"axis": axis, "dtype": odt}, name=name)
+
+
+def _arg_kernel(fn):
+    def factory(op, ctx):
+        axis, npd = op.attrs["axis"], op.attrs["dtype"].np
+        return lambda x: fn(x, axis=axis).astype(npd)
+    return factory
+
+
+register("ArgMax", kernel=_arg_kernel(np.argmax), grad=NOT_DIFFERENTIABLE)
+register("ArgMin", kernel=_arg_kernel(np.argmin), grad=NOT_DIFFERENTIABLE)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clips ``t`` elementwise to ``[clip_value_min, clip_value_max]``."""
+    return minimum(maximum(t, clip_value_min), clip_value_max, name=name)
+
+
+# Late imports used by gradient functions above (same layer, no cycle at import time).
+def where_(cond, x, y):
+    from estimator_npu.engine.ops.array_ops import where
+    return where(cond, x, y)
+
+
+def ones_like_(x):
+    from estimator_npu.engine.ops.array_ops import ones_like
+    return ones_like(x)
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]

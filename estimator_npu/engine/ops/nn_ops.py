@@ -1,0 +1,380 @@
+"""Activations, softmax and losses (``tf.nn.*``), with fused kernels where TF fuses them."""
+import math
+
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.ops import array_ops, math_ops
+from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
+from estimator_npu.engine.shape import TensorShape
+
+
+def _float_input(x, op_name):
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{op_name}: expected a floating-point tensor, got {x.dtype.name} "
+                        f"({x.name})")
+    return x
+
+
+def _unary(op_type, x, name, **attrs):
+    x = _float_input(x, op_type)
+    return make_tensor(op_type, [x], x.dtype, x.shape, attrs, name=name)
+
+
+# ------------------------------------------------------------------ activations
+def relu(features, name=None):
+    return _unary("Relu", features, name)
+
+
+def relu6(features, name=None):
+    return _unary("Relu6", features, name)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    return _unary("LeakyRelu", features, name, alpha=float(alpha))
+
+
+def elu(features, name=None):
+    return _unary("Elu", features, name)
+
+
+def softplus(features, name=None):
+    return _unary("Softplus", features, name)
+
+
+def gelu(features, approximate=False, name=None):
+    return _unary("Gelu", features, name, approximate=bool(approximate))
+
+
+def _relu(x):
+    return np.maximum(x, 0, dtype=x.dtype)
+
+
+def _gelu(x, approximate):
+    if approximate:
+        c = math.sqrt(2.0 / math.pi)
+        return (0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+    from estimator_npu.engine.ops._special import erf
+    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
+
+
+def _gelu_grad_kernel(dy, x, approximate):
+    if approximate:
+        c = math.sqrt(2.0 / math.pi)
+        u = c * (x + 0.044715 * x ** 3)
+        t = np.tanh(u)
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+    else:
+        from estimator_npu.engine.ops._special import erf
+        d = 0.5 * (1.0 + erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / math.sqrt(
+            2 * math.pi)
+    return (dy * d).astype(dy.dtype)
+
+
+def _softplus(x):
+    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
+
+
+register("Relu", kernel=simple(_relu),
+         grad=lambda op, dy: [dy * math_ops.cast(math_ops.greater(op.outputs[0], 0.0),
+                                                 dy.dtype)])
+register("Relu6", kernel=simple(lambda x: np.clip(x, 0, 6).astype(x.dtype)),
+         grad=lambda op, dy: [dy * math_ops.cast(math_ops.logical_and(
+             math_ops.greater(op.inputs[0], 0.0), math_ops.less(op.inputs[0], 6.0)),
+             dy.dtype)])
+register("LeakyRelu",
+         kernel=lambda op, ctx: (lambda x, _a=op.attrs["alpha"]:
+                                 np.where(x > 0, x, x * _a).astype(x.dtype)),
+         grad=lambda op, dy: [array_ops.where(math_ops.greater(op.inputs[0], 0.0), dy,
+                                              dy * op.attrs["alpha"])])
+register("Elu", kernel=simple(lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+                              .astype(x.dtype)),
+         grad=lambda op, dy: [array_ops.where(math_ops.greater(op.inputs[0], 0.0), dy,
+                                              dy * (op.outputs[0] + 1.0))])
+register("Softplus", kernel=simple(_softplus),
+         grad=lambda op, dy: [dy * math_ops.sigmoid(op.inputs[0])])
+register("Gelu", kernel=with_attrs(_gelu, "approximate"),
+         grad=lambda op, dy: [make_tensor("GeluGrad", [dy, op.inputs[0]], dy.dtype,
+                                          dy.shape, {"approximate": op.attrs["approximate"]})])
+
+
+def _gelu_grad_grad(op, g):
+    # d/d(dy) of (dy * gelu'(x)) = gelu'(x) * g;  d/dx needs gelu''(x): numeric-free form.
+    dy, x = op.inputs
+    approx = op.attrs["approximate"]
+    gp = make_tensor("GeluGrad", [array_ops.ones_like(x), x], x.dtype, x.shape,
+                     {"approximate": approx})
+    if approx:
+        c = math.sqrt(2.0 / math.pi)
+        u = c * (x + 0.044715 * x * x * x)
+        t = math_ops.tanh(u)
+        du = c * (1.0 + 3 * 0.044715 * x * x)
+        sech2 = 1.0 - t * t
+        d2 = sech2 * du + 0.5 * x * (-2.0 * t * sech2 * du * du +
+                                     sech2 * c * 6 * 0.044715 * x)
+    else:
+        d2 = (2.0 - x * x) * math_ops.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    return [g * gp, g * dy * d2]
+
+
+register("GeluGrad", kernel=with_attrs(_gelu_grad_kernel, "approximate"), grad=_gelu_grad_grad)
+
+
+# ------------------------------------------------------------------ softmax family
+def _axis_attr(x, axis, op_name):
+    nd = x.shape.ndims
+    axis = -1 if axis is None else int(axis)
+    if nd is not None and not -nd <= axis < nd:
+        raise ValueError(f"{op_name}: axis {axis} out of range for shape {x.shape}")
+    return axis
+
+
+def _softmax(x, axis):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    e /= np.sum(e, axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax(x, axis):
+    s = x - np.max(x, axis=axis, keepdims=True)
+    s -= np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+    return s
+
+
+def softmax(logits, axis=None, name=None, dim=None):
+    x = _float_input(logits, "Softmax")
+    return make_tensor("Softmax", [x], x.dtype, x.shape,
+                       {"axis": _axis_attr(x, axis if axis is not None else dim, "Softmax")},
+                       name=name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    x = _float_input(logits, "LogSoftmax")
+    return make_tensor("LogSoftmax", [x], x.dtype, x.shape,
+                       {"axis": _axis_attr(x, axis if axis is not None else dim, "LogSoftmax")},
+                       name=name)
+
+
+def _softmax_grad(op, dy):
+    y = op.outputs[0]
+    a = op.attrs["axis"]
+    return [y * (dy - math_ops.reduce_sum(dy * y, axis=a, keepdims=True))]
+
+
+def _log_softmax_grad(op, dy):
+    a = op.attrs["axis"]
+    return [dy - math_ops.exp(op.outputs[0]) * math_ops.reduce_sum(dy, axis=a, keepdims=True)]
+
+
+register("Softmax", kernel=with_attrs(_softmax, "axis"), grad=_softmax_grad)
+register("LogSoftmax", kernel=with_attrs(_log_softmax, "axis"), grad=_log_softmax_grad)
+
+
+def _xent_shapes(labels, logits, op_name):
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"{op_name}: labels shape {labels.shape} and logits shape "
+                         f"{logits.shape} must be the same")
+    return TensorShape(logits.shape.dims[:-1]) if logits.shape.ndims else TensorShape(None)
+
+
+def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None):
+    """Per-example cross entropy ``-sum(labels * log_softmax(logits))`` over the last axis;
+    fused: one kernel computes the loss and the backprop ``softmax - labels``."""
+    if labels is None or logits is None:
+        raise ValueError("softmax_cross_entropy_with_logits requires labels= and logits=")
+    logits = _float_input(logits, "SoftmaxCrossEntropyWithLogits")
+    labels = math_ops.cast(convert_to_tensor(labels), logits.dtype)
+    shape = _xent_shapes(labels, logits, "SoftmaxCrossEntropyWithLogits")
+    op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels],
+                 [(logits.dtype, shape), (logits.dtype, logits.shape)], name=name)
+    return op.outputs[0]
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None, axis=None):
+    """TF1's (deprecated) version: gradients do not flow into ``labels``."""
+    from estimator_npu.engine.ops.core import stop_gradient
+    return softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels), logits=logits,
+                                                name=name)
+
+
+def _xent_kernel(logits, labels):
+    lsm = _log_softmax(logits, -1)
+    loss = -np.sum(labels * lsm, axis=-1)
+    back = np.exp(lsm) * np.sum(labels, axis=-1, keepdims=True) - labels
+    return loss, back
+
+
+def _xent_grad(op, dloss, dback):
+    logits, labels = op.inputs
+    d = array_ops.expand_dims(dloss, -1)
+    g_logits = d * op.outputs[1]
+    g_labels = d * negative_log_softmax(logits)
+    return [g_logits, g_labels]
+
+
+def negative_log_softmax(x):
+    return math_ops.negative(log_softmax(x))
+
+
+register("SoftmaxCrossEntropyWithLogits", kernel=simple(_xent_kernel), grad=_xent_grad)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+                                             name=None):
+    """Cross entropy with integer class ``labels`` (shape of ``logits`` minus the last dim)."""
+    if labels is None or logits is None:
+        raise ValueError("sparse_softmax_cross_entropy_with_logits requires labels= and "
+                         "logits=")
+    logits = _float_input(logits, "SparseSoftmaxCrossEntropyWithLogits")
+    labels = convert_to_tensor(labels)
+    if not labels.dtype.is_integer:
+        raise TypeError(f"SparseSoftmaxCrossEntropyWithLogits: labels must be int32/int64, got "
+                        f"{labels.dtype.name}")
+    if logits.shape.ndims is not None and labels.shape.ndims is not None and \
+            not labels.shape.is_compatible_with(logits.shape[:-1]):
+        raise ValueError(f"SparseSoftmaxCrossEntropyWithLogits: labels shape {labels.shape} "
+                         f"must equal logits shape {logits.shape} without its last dim")
+    op = make_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels],
+                 [(logits.dtype, labels.shape), (logits.dtype, logits.shape)], name=name)
+    return op.outputs[0]
+
+
+def _sparse_xent_kernel(logits, labels):
+    lsm = _log_softmax(logits, -1)
+    lab = np.asarray(labels)[..., None]
+    n = logits.shape[-1]
+    if lab.size and (lab.min() < 0 or lab.max() >= n):
+        raise ValueError(f"Received a label value outside the valid range [0, {n})")
+    loss = -np.take_along_axis(lsm, lab, axis=-1)[..., 0]
+    back = np.exp(lsm)
+    np.put_along_axis(back, lab, np.take_along_axis(back, lab, axis=-1) - 1, axis=-1)
+    return loss, back
+
+
+register("SparseSoftmaxCrossEntropyWithLogits", kernel=simple(_sparse_xent_kernel),
+         grad=lambda op, dloss, dback: [array_ops.expand_dims(dloss, -1) * op.outputs[1],
+                                        None])
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """``max(x, 0) - x * z + log(1 + exp(-|x|))``, the stable form TF uses."""
+    logits = _float_input(logits, "SigmoidCrossEntropyWithLogits")
+    labels = math_ops.cast(convert_to_tensor(labels), logits.dtype)
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"sigmoid_cross_entropy_with_logits: logits and labels must have the "
+                         f"same shape ({logits.shape} vs {labels.shape})")
+    x, z = logits, labels
+    return math_ops.add(relu(x) - x * z, softplus(math_ops.negative(math_ops.abs(x))),
+                        name=name)
+
+
+def l2_loss(t, name=None):
+    """``sum(t ** 2) / 2``."""
+    x = _float_input(t, "L2Loss")
+    return make_tensor("L2Loss", [x], x.dtype, [], name=name)
+
+
+register("L2Loss", kernel=simple(lambda x: np.asarray(0.5 * np.vdot(x, x), dtype=x.dtype)),
+         grad=lambda op, dy: [op.inputs[0] * dy])
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """Adds a 1-D ``bias`` to the channel dim of ``value`` (last, or 1 for NCHW)."""
+    x = convert_to_tensor(value)
+    b = convert_to_tensor(bias, dtype=x.dtype)
+    if b.shape.ndims not in (None, 1):
+        raise ValueError(f"BiasAdd: bias must be 1-D, got shape {b.shape}")
+    nchw = data_format is not None and data_format.startswith("NC")
+    ch = x.shape[1 if nchw else -1] if x.shape.ndims else None
+    if ch is not None and b.shape.ndims == 1 and b.shape[0] is not None and ch != b.shape[0]:
+        raise ValueError(f"BiasAdd: bias of shape {b.shape} does not match channel dim {ch} of "
+                         f"value shape {x.shape}")
+    return make_tensor("BiasAdd", [x, b], x.dtype, x.shape, {"nchw": nchw}, name=name)
+
+
+def _bias_add_kernel(op, ctx):
+    if op.attrs["nchw"]:
+        return lambda x, b: x + b.reshape((-1,) + (1,) * (x.ndim - 2))
+    return np.add
+
+
+def _bias_add_grad(op, dy):
+    nchw = op.attrs["nchw"]
+    nd = op.inputs[0].shape.ndims
+    axes = [i for i in range(nd) if i != (1 if nchw else nd - 1)]
+    return [dy, math_ops.reduce_sum(dy, axis=axes)]
+
+
+register("BiasAdd", kernel=_bias_add_kernel, grad=_bias_add_grad)
+
+
+# ------------------------------------------------------------------ composites
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """Zeroes elements with probability ``rate`` (or ``1 - keep_prob``) and scales the rest
+    by ``1 / (1 - rate)``."""
+    from estimator_npu.engine.ops.random_ops import random_uniform_like
+    x = _float_input(x, "dropout")
+    if rate is None:
+        if keep_prob is None:
+            raise ValueError("dropout: give rate= (or the deprecated keep_prob=)")
+        rate = 1.0 - keep_prob if not hasattr(keep_prob, "op") else 1.0 - keep_prob
+    if isinstance(rate, (int, float)):
+        if not 0 <= rate < 1:
+            raise ValueError(f"dropout: rate must be in [0, 1), got {rate}")
+        if rate == 0:
+            return x
+    rnd = random_uniform_like(x, seed=seed)
+    keep = math_ops.cast(math_ops.greater_equal(rnd, rate), x.dtype)
+    return math_ops.multiply(x * keep, 1.0 / (1.0 - rate), name=name)
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=False):
+    """Mean and variance of ``x`` over ``axes``."""
+    if keep_dims is not None:
+        keepdims = keep_dims
+    mean = math_ops.reduce_mean(x, axis=axes, keepdims=True)
+    var = math_ops.reduce_mean(math_ops.square(x - mean), axis=axes, keepdims=True)
+    if not keepdims:
+        mean = array_ops.squeeze(mean, axes)
+        var = array_ops.squeeze(var, axes)
+    return mean, var
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``(x - mean) * scale / sqrt(variance + eps) + offset``."""
+    inv = math_ops.rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * scale
+    y = x * inv + ((offset - mean * inv) if offset is not None else (-mean * inv))
+    return array_ops.identity(y, name=name) if name else y
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    axis = axis if axis is not None else dim
+    sq = math_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
+    return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(sq, epsilon)), name=name)
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, max_norm=None):
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over several shards is not supported")
+        params = params[0]
+    return array_ops.gather(params, ids, name=name)
+
+
+def in_top_k(predictions, targets, k, name=None):
+    p = convert_to_tensor(predictions)
+    t = convert_to_tensor(targets)
+    return make_tensor("InTopK", [p, t], dtypes.bool, t.shape, {"k": int(k)}, name=name)
+
+
+def _in_top_k(p, t, k):
+    target = np.take_along_axis(p, np.asarray(t)[:, None], axis=1)
+    return (p > target).sum(axis=1) < k
+
+
+register("InTopK", kernel=with_attrs(_in_top_k, "k"), grad=NOT_DIFFERENTIABLE)

@@ -1,0 +1,125 @@
+"""Seeded random ops with TF1 seed semantics.
+
+As in TF1, an op's randomness comes from the pair (graph-level seed, op-level seed):
+
+* both unset: a fresh random sequence for every session;
+* graph seed set, op seed unset: the op seed is derived from the op's position in the
+  graph, so rebuilding the same graph reproduces the same values;
+* op seed set: reproducible for that op.
+
+Each session starts every random op's sequence afresh, like a new TF1 session.
+"""
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import get_default_graph
+from estimator_npu.engine.ops.core import make_tensor
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.shape import as_shape
+
+
+def get_seed(op_seed):
+    """Returns the ``(graph_seed, op_seed)`` pair TF1 would use (``None`` when unseeded)."""
+    g = get_default_graph()
+    if g.seed is not None:
+        return g.seed, (int(op_seed) if op_seed is not None else len(g._ops))
+    if op_seed is not None:
+        return 87654321, int(op_seed)
+    return None, None
+
+
+def _random(op_type, shape, dtype, seed, name, **attrs):
+    shp = as_shape(shape)
+    if not shp.is_fully_defined():
+        raise ValueError(f"{op_type}: shape must be fully defined, got {shp}")
+    dt = dtypes.as_dtype(dtype)
+    s1, s2 = get_seed(seed)
+    seed2 = None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]
+    attrs.update({"shape": tuple(shp.as_list()), "dtype": dt, "seed2": seed2})
+    return make_tensor(op_type, [], dt, shp, attrs, name=name or op_type)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    return _random("RandomNormal", shape, dtype, seed, name, mean=float(mean),
+                   stddev=float(stddev))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal samples redrawn until within two standard deviations of the mean."""
+    return _random("TruncatedNormal", shape, dtype, seed, name, mean=float(mean),
+                   stddev=float(stddev))
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    dt = dtypes.as_dtype(dtype)
+    if maxval is None:
+        if dt.is_integer:
+            raise ValueError("random_uniform: maxval must be given for integer dtypes")
+        maxval = 1.0
+    if maxval <= minval:
+        raise ValueError(f"random_uniform: need minval < maxval, got minval={minval}, "
+                         f"maxval={maxval}")
+    return _random("RandomUniform", shape, dt, seed, name, minval=minval, maxval=maxval)
+
+
+def _normal_kernel(op, ctx):
+    a = op.attrs
+    rng, shape, npd = ctx.rng(op), a["shape"], a["dtype"].np
+    return lambda: (rng.standard_normal(shape) * a["stddev"] + a["mean"]).astype(npd)
+
+
+def _truncated_kernel(op, ctx):
+    a = op.attrs
+    rng, shape, npd = ctx.rng(op), a["shape"], a["dtype"].np
+
+    def sample():
+        z = rng.standard_normal(shape)
+        bad = np.abs(z) > 2.0
+        while bad.any():
+            z[bad] = rng.standard_normal(int(bad.sum()))
+            bad = np.abs(z) > 2.0
+        return (z * a["stddev"] + a["mean"]).astype(npd)
+    return sample
+
+
+def _uniform_kernel(op, ctx):
+    a = op.attrs
+    rng, shape, dt = ctx.rng(op), a["shape"], a["dtype"]
+    lo, hi = a["minval"], a["maxval"]
+    if dt.is_integer:
+        return lambda: rng.integers(lo, hi, size=shape).astype(dt.np)
+    return lambda: rng.uniform(lo, hi, size=shape).astype(dt.np)
+
+
+register("RandomNormal", kernel=_normal_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register("TruncatedNormal", kernel=_truncated_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register("RandomUniform", kernel=_uniform_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def random_uniform_like(x, seed=None, name=None):
+    """Uniform [0, 1) samples with the runtime shape of ``x`` (used by dropout)."""
+    s1, s2 = get_seed(seed)
+    seed2 = None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]
+    return make_tensor("RandomUniformLike", [x], x.dtype, x.shape, {"seed2": seed2},
+                       name=name)
+
+
+def _uniform_like_kernel(op, ctx):
+    rng = ctx.rng(op)
+    return lambda x: rng.random(np.shape(x)).astype(np.result_type(x))
+
+
+register("RandomUniformLike", kernel=_uniform_like_kernel, grad=NOT_DIFFERENTIABLE,
+         stateful=True)
+
+
+def random_shuffle(value, seed=None, name=None):
+    from estimator_npu.engine.ops.core import convert_to_tensor
+    x = convert_to_tensor(value)
+    s1, s2 = get_seed(seed)
+    seed2 = None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]
+    return make_tensor("RandomShuffle", [x], x.dtype, x.shape, {"seed2": seed2}, name=name)
+
+
+register("RandomShuffle", kernel=lambda op, ctx: (lambda x, _r=ctx.rng(op): _r.permutation(x)),
+         grad=NOT_DIFFERENTIABLE, stateful=True)

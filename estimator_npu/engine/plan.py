@@ -1,0 +1,166 @@
+"""Execution plans: a pruned, ordered list of kernels compiled into one Python function.
+
+``compile_plan(ctx, targets, feeds)`` walks the graph once from the fetched tensors and
+ops back to the fed tensors, orders the needed ops topologically, asks each op's registry
+entry for its kernel, and generates straight-line source code such as::
+
+    def _plan(f0):
+        v3 = s3.value                 # variable read (inlined)
+        v5 = k5(f0, v3)               # MatMul
+        ...
+        return (v9, None)
+
+Replaying a plan is one Python call with no graph traversal and no dict lookups per op.
+"""
+import sys
+
+from estimator_npu import errors
+from estimator_npu.engine import registry
+from estimator_npu.engine.graph import Operation, Tensor
+
+
+class Plan:
+    """A compiled execution plan for one (fetch targets, fed tensors) signature."""
+
+    __slots__ = ("fn", "ops", "line_ops", "var_reads", "checked", "source", "fetch_alias")
+
+    def __init__(self, fn, ops, line_ops, var_reads, source, fetch_alias):
+        self.fn = fn
+        self.ops = ops
+        self.line_ops = line_ops
+        self.var_reads = var_reads
+        self.checked = False
+        self.source = source
+        self.fetch_alias = fetch_alias
+
+    def check_initialized(self):
+        for store in self.var_reads:
+            if store.value is None:
+                raise errors.FailedPreconditionError(
+                    None, store.op, "Attempting to use uninitialized value "
+                    f"{store.op.name}")
+        self.checked = True
+
+    def failing_op(self, tb):
+        """The op whose line raised, from a traceback into the generated function."""
+        op = None
+        while tb is not None:
+            if tb.tb_frame.f_code is self.fn.__code__:
+                op = self.line_ops.get(tb.tb_lineno)
+            tb = tb.tb_next
+        return op
+
+
+def needed_ops(targets, fed):
+    """Ops that must run to compute ``targets`` (tensors/ops) given ``fed`` tensors, in
+    topological order."""
+    order = []
+    state = {}  # op -> 1 visiting, 2 done
+    stack = []
+    for t in targets:
+        if isinstance(t, Tensor):
+            if t in fed:
+                continue
+            stack.append((t.op, False))
+        else:
+            stack.append((t, False))
+    while stack:
+        op, expanded = stack.pop()
+        if expanded:
+            state[op] = 2
+            order.append(op)
+            continue
+        st = state.get(op)
+        if st == 2:
+            continue
+        if st == 1:
+            raise errors.InvalidArgumentError(None, op, f"Graph has a cycle through {op.name}")
+        state[op] = 1
+        stack.append((op, True))
+        deps = [c for c in op.control_inputs]
+        deps.extend(t.op for t in op.inputs if t not in fed)
+        for d in reversed(deps):
+            if state.get(d) != 2:
+                if state.get(d) == 1:
+                    raise errors.InvalidArgumentError(None, op,
+                                                      f"Graph has a cycle through {d.name}")
+                stack.append((d, False))
+    return order
+
+
+def compile_plan(ctx, targets, feeds):
+    """Compiles a plan computing ``targets`` (Tensor or Operation each) from ``feeds``.
+
+    Args:
+        ctx: the session runtime handed to kernel factories.
+        targets: list of Tensors / Operations; the plan returns one value per target
+            (``None`` for operations).
+        feeds: list of fed Tensors; the plan function takes their values positionally.
+    """
+    fed = {t: f"f{i}" for i, t in enumerate(feeds)}
+    order = needed_ops(targets, fed)
+    ns = {}
+    names = dict(fed)
+    lines = ["def _plan(" + ", ".join(fed[t] for t in feeds) + "):"]
+    line_ops = {}
+    var_reads = []
+    counter = [0]
+
+    def bind(obj):
+        counter[0] += 1
+        key = f"c{counter[0]}"
+        ns[key] = obj
+        return key
+
+    for op in order:
+        opdef = registry.get(op.type)
+        if opdef.inline is not None:
+            expr = opdef.inline(op, ctx, bind)
+            if op.type == "VariableV2":
+                var_reads.append(ctx.store(op))
+            names[op.outputs[0]] = v = f"v{op._id}"
+            lines.append(f"    {v} = {expr}")
+            line_ops[len(lines)] = op
+            continue
+        kernel = opdef.kernel(op, ctx)
+        if kernel is None:
+            continue
+        k = bind(kernel)
+        args = ", ".join(names[t] for t in op.inputs)
+        outs = [f"v{op._id}_{i}" for i in range(len(op.outputs))]
+        for t, o in zip(op.outputs, outs):
+            names[t] = o
+        if not outs:
+            lines.append(f"    {k}({args})")
+        elif len(outs) == 1:
+            lines.append(f"    {outs[0]} = {k}({args})")
+        else:
+            lines.append(f"    {', '.join(outs)}, = {k}({args})")
+        line_ops[len(lines)] = op
+    rets = []
+    alias = []
+    for t in targets:
+        if isinstance(t, Tensor):
+            rets.append(names[t])
+            alias.append(t not in fed and registry.get(t.op.type).may_alias)
+        else:
+            rets.append("None")
+            alias.append(False)
+    lines.append("    return (" + "".join(r + ", " for r in rets) + ")")
+    source = "\n".join(lines)
+    code = compile(source, f"<plan {len(order)} ops>", "exec")
+    exec(code, ns)  # noqa: S102 - source generated above from op names only
+    return Plan(ns["_plan"], order, line_ops, var_reads, source, alias)
+
+
+def reraise_from_plan(plan, exc):
+    """Re-raises ``exc`` (raised inside ``plan``) as an ``OpError`` naming the failing op."""
+    if isinstance(exc, errors.OpError):
+        raise exc
+    op = plan.failing_op(sys.exc_info()[2])
+    where = f"{op.name} ({op.type})" if op is not None else "execution plan"
+    raise errors.InvalidArgumentError(None, op, f"{where}: {type(exc).__name__}: {exc}") \
+        from exc
+
+
+__all__ = ["Plan", "compile_plan", "needed_ops", "Operation"]

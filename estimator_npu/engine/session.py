@@ -1,0 +1,300 @@
+"""``Session``: runs parts of a graph through cached execution plans.
+
+Each distinct (fetches, fed tensors) signature is compiled once (see ``plan``); later
+``run`` calls with the same signature replay the plan. Variable values live in the
+session (one ``VarStore`` per variable op), so two sessions on one graph are independent.
+"""
+import contextlib
+import threading
+
+import numpy as np
+
+from estimator_npu import errors
+from estimator_npu.engine import plan as _plan
+from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
+from estimator_npu.utils import nest
+
+
+class VarStore:
+    """The value of one variable in one session (``None`` until initialized)."""
+
+    __slots__ = ("op", "value")
+
+    def __init__(self, op):
+        self.op = op
+        self.value = None
+
+
+class _FeedConverter:
+    """Checks and converts one fed value against the static dtype/shape of its tensor."""
+
+    __slots__ = ("tensor", "np_dtype", "dims", "label")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.np_dtype = tensor.dtype.np
+        self.dims = tensor.shape.dims
+        self.label = (f"placeholder '{tensor.op.name}'" if tensor.op.type == "Placeholder"
+                      else f"tensor '{tensor.name}'")
+
+    def __call__(self, value):
+        a = value if type(value) is np.ndarray else np.asarray(value)
+        if a.dtype != self.np_dtype:
+            if (a.dtype.kind not in "OSU" and self.np_dtype.kind != "O" and
+                    not np.can_cast(a.dtype, self.np_dtype, "same_kind") and
+                    not (a.dtype.kind == "b" and self.np_dtype.kind in "iuf")):
+                raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
+                                 f"which has dtype {self.tensor.dtype.name}")
+            a = a.astype(self.np_dtype)
+        dims = self.dims
+        if dims is not None:
+            shp = a.shape
+            if len(shp) != len(dims) or any(d is not None and d != s
+                                             for d, s in zip(dims, shp)):
+                raise ValueError(f"Cannot feed value of shape {shp} for {self.label}, which "
+                                 f"has shape {self.tensor.shape}")
+        return a
+
+
+_local = threading.local()
+
+
+def _session_stack():
+    st = getattr(_local, "stack", None)
+    if st is None:
+        st = _local.stack = []
+    return st
+
+
+def get_default_session():
+    st = _session_stack()
+    return st[-1] if st else None
+
+
+def get_default_session_or_raise():
+    s = get_default_session()
+    if s is None:
+        raise ValueError("Cannot evaluate tensor using `eval()` or `run()`: No default session "
+                         "is registered. Use `with sess.as_default()` or pass session=sess.")
+    return s
+
+
+def _fetch_key(fetches):
+    t = type(fetches)
+    if t is list or t is tuple:
+        try:
+            k = (t,) + tuple(fetches)
+            hash(k)
+            return k
+        except TypeError:
+            pass
+    elif t is not dict:
+        try:
+            hash(fetches)
+            return fetches
+        except TypeError:
+            pass
+    flat, _ = nest.flatten_with_packer(fetches)
+    return ("nested", repr(_structure_sig(fetches)), tuple(flat))
+
+
+def _structure_sig(x):
+    if isinstance(x, dict):
+        return ("d", tuple((k, _structure_sig(x[k])) for k in sorted(x)))
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return ("nt", type(x).__name__, tuple(_structure_sig(v) for v in x))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_structure_sig(v) for v in x))
+    return "."
+
+
+class Session:
+    """Runs fetches of a graph: ``Session(graph=None, config=None)``.
+
+    Example::
+
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            loss_value = sess.run(loss, feed_dict={x: batch})
+    """
+
+    def __init__(self, target="", graph=None, config=None):
+        self._graph = graph if graph is not None else get_default_graph()
+        self._config = config
+        self._stores = {}
+        self._rngs = {}
+        self._resources = {}
+        self._plans = {}
+        self._closed = False
+        self._context = None
+        self.compile_count = 0
+        self.sess_str = target
+
+    # ----- the runtime interface that kernels see -----
+    @property
+    def session(self):
+        return self
+
+    def store(self, var_op):
+        """The ``VarStore`` holding the value of variable op ``var_op`` in this session."""
+        s = self._stores.get(var_op)
+        if s is None:
+            s = self._stores[var_op] = VarStore(var_op)
+        return s
+
+    def rng(self, op):
+        """A numpy ``Generator`` for a random op, seeded from its (graph, op) seeds."""
+        r = self._rngs.get(op)
+        if r is None:
+            seed = op.attrs.get("seed2")
+            r = self._rngs[op] = np.random.default_rng(seed)
+        return r
+
+    def resource(self, key, factory):
+        """A per-session resource (iterator state, ...) created on first use."""
+        r = self._resources.get(key)
+        if r is None:
+            r = self._resources[key] = factory()
+        return r
+
+    def compile(self, targets, feeds=()):
+        """Compiles (or returns the cached) plan for ``targets`` given ``feeds``."""
+        key = (tuple(targets), tuple(feeds))
+        p = self._plans.get(key)
+        if p is None:
+            self.compile_count += 1
+            p = self._plans[key] = _plan.compile_plan(self, list(targets), list(feeds))
+        return p
+
+    # ----- public API -----
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def config(self):
+        return self._config
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops needed for ``fetches`` and returns their values in the same structure.
+
+        Args:
+            fetches: a Tensor, Operation, Variable, tensor name, or any nesting of them in
+                lists, tuples, dicts and namedtuples. Operations fetch ``None``.
+            feed_dict: maps tensors (usually placeholders) or their names to values.
+
+        Raises:
+            ValueError: a fed value has the wrong shape or dtype.
+            errors.InvalidArgumentError: a needed placeholder was not fed.
+            errors.FailedPreconditionError: a needed variable is not initialized.
+            RuntimeError: the session is closed.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        fkey = _fetch_key(fetches)
+        key = (fkey, frozenset(feed_dict) if feed_dict else None)
+        entry = self._plans.get(key)
+        if entry is None:
+            entry = self._plans[key] = self._compile_run(fetches, feed_dict)
+        plan, convs, pack = entry
+        if convs:
+            try:
+                args = [c(feed_dict[k]) for k, c in convs]
+            except KeyError as e:  # pragma: no cover - keys are in the signature
+                raise ValueError(f"Missing feed for {e}") from None
+        else:
+            args = ()
+        if not plan.checked:
+            plan.check_initialized()
+        try:
+            out = plan.fn(*args)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the failing op named
+            _plan.reraise_from_plan(plan, exc)
+        if True in plan.fetch_alias:
+            out = [np.array(v) if a and isinstance(v, np.ndarray) else v
+                   for v, a in zip(out, plan.fetch_alias)]
+        return pack(out)
+
+    def _resolve(self, x):
+        g = self._graph
+        if isinstance(x, (Tensor, Operation)):
+            if x.graph is not g:
+                raise ValueError(f"Fetch argument {x.name} is not an element of this graph.")
+            return x
+        if isinstance(x, str):
+            return g.as_graph_element(x)
+        conv = getattr(x, "_as_graph_element", None)
+        if conv is not None:
+            return conv()
+        if x is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        raise TypeError(f"Fetch argument {x!r} has invalid type {type(x)}, must be a string "
+                        "or Tensor or Operation.")
+
+    def _compile_run(self, fetches, feed_dict):
+        flat, pack = nest.flatten_with_packer(fetches)
+        targets = [self._resolve(x) for x in flat]
+        feeds = []
+        convs = []
+        for k in (feed_dict or {}):
+            t = self._resolve(k)
+            if isinstance(t, Operation):
+                raise TypeError(f"Cannot feed operation {t.name}; feed keys must be tensors.")
+            feeds.append(t)
+            convs.append((k, _FeedConverter(t)))
+        self.compile_count += 1
+        plan = _plan.compile_plan(self, targets, feeds)
+        return plan, convs, pack
+
+    def make_callable(self, fetches, feed_list=None):
+        """Returns ``f(*feed_values)`` equivalent to ``run(fetches, dict(zip(feed_list, ..)))``."""
+        feed_list = list(feed_list or [])
+
+        def call(*values):
+            return self.run(fetches, dict(zip(feed_list, values)))
+        return call
+
+    def close(self):
+        self._closed = True
+        for r in self._resources.values():
+            close = getattr(r, "close", None)
+            if close is not None:
+                close()
+        self._resources.clear()
+
+    @contextlib.contextmanager
+    def as_default(self):
+        st = _session_stack()
+        st.append(self)
+        try:
+            yield self
+        finally:
+            st.remove(self)
+
+    def __enter__(self):
+        self._context = self.as_default()
+        self._context.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._context.__exit__(*exc)
+        self._context = None
+        self.close()
+        return False
+
+    def list_devices(self):
+        return []
+
+
+class InteractiveSession(Session):
+    """A session that installs itself as the default session on construction."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        _session_stack().append(self)
+
+    def close(self):
+        super().close()
+        st = _session_stack()
+        if self in st:
+            st.remove(self)

@@ -1,0 +1,162 @@
+"""``variable_scope`` and ``get_variable``: named, reusable variables.
+
+``get_variable(name, shape)`` creates ``<scope>/name`` or, inside a scope opened with
+``reuse=True`` (or ``tf.AUTO_REUSE``), returns the existing variable of that name::
+
+    with tf.variable_scope("layer1"):
+        w = tf.get_variable("w", [784, 10])          # "layer1/w"
+    with tf.variable_scope("layer1", reuse=True):
+        assert tf.get_variable("w") is w
+"""
+import contextlib
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine import init_ops
+from estimator_npu.engine.graph import GraphKeys, get_default_graph
+from estimator_npu.engine.ops.state_ops import Variable
+from estimator_npu.engine.shape import as_shape
+
+AUTO_REUSE = "auto_reuse"
+
+
+class VariableScope:
+    """The state of one ``variable_scope`` level."""
+
+    def __init__(self, name, reuse=None, initializer=None, regularizer=None, dtype=None):
+        self.name = name
+        self.reuse = reuse
+        self.initializer = initializer
+        self.regularizer = regularizer
+        self.dtype = dtype
+        self.original_name_scope = name + "/" if name else ""
+
+    def reuse_variables(self):
+        self.reuse = True
+
+
+def get_variable_scope():
+    g = get_default_graph()
+    return g._var_scope_stack[-1] if g._var_scope_stack else VariableScope("")
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
+                   regularizer=None, reuse=None, dtype=None, auxiliary_name_scope=True,
+                   custom_getter=None, use_resource=None):
+    """Opens a variable scope (and the name scope of the same name)."""
+    g = get_default_graph()
+    parent = get_variable_scope()
+    if isinstance(name_or_scope, VariableScope):
+        full = name_or_scope.name
+        name = full.rsplit("/", 1)[-1]
+    else:
+        if name_or_scope is None:
+            if default_name is None:
+                raise ValueError("variable_scope: give name_or_scope or default_name")
+            name = _unique_scope_name(g, parent, default_name)
+        else:
+            name = name_or_scope
+        full = parent.name + "/" + name if parent.name else name
+    if reuse is False:
+        reuse = None
+    scope = VariableScope(full, reuse=True if reuse is True else (reuse or parent.reuse),
+                          initializer=initializer or parent.initializer,
+                          regularizer=regularizer or parent.regularizer,
+                          dtype=dtype or parent.dtype)
+    g._var_scope_stack.append(scope)
+    try:
+        if auxiliary_name_scope:
+            with g.name_scope(name) as ns:
+                scope.original_name_scope = ns
+                yield scope
+        else:
+            yield scope
+    finally:
+        g._var_scope_stack.pop()
+
+
+def _unique_scope_name(g, parent, base):
+    counts = g.__dict__.setdefault("_var_scope_counts", {})
+    key = (parent.name, base)
+    i = counts.get(key, 0)
+    counts[key] = i + 1
+    return base if i == 0 else f"{base}_{i}"
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                 synchronization=None, aggregation=None):
+    """Gets an existing variable ``<scope>/name`` or creates it.
+
+    Raises:
+        ValueError: creating a variable that exists without ``reuse``; reusing one that
+            does not exist; or a shape/dtype that differs from the existing variable's.
+    """
+    g = get_default_graph()
+    scope = get_variable_scope()
+    full = scope.name + "/" + name if scope.name else name
+    store = g._var_store
+    if full in store:
+        v = store[full]
+        if scope.reuse is None:
+            raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set "
+                             "reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+        if shape is not None and not as_shape(shape).is_compatible_with(v.shape):
+            raise ValueError(f"Trying to share variable {full}, but specified shape "
+                             f"{as_shape(shape)} and found shape {v.shape}.")
+        if dtype is not None and dtypes.as_dtype(dtype) != v.dtype:
+            raise ValueError(f"Trying to share variable {full}, but specified dtype "
+                             f"{dtypes.as_dtype(dtype).name} and found dtype {v.dtype.name}.")
+        return v
+    if scope.reuse is True:
+        raise ValueError(f"Variable {full} does not exist, or was not created with "
+                         "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
+                         "VarScope?")
+    dt = dtypes.as_dtype(dtype or scope.dtype or dtypes.float32)
+    init = initializer if initializer is not None else scope.initializer
+    if init is None:
+        init = init_ops.glorot_uniform_initializer() if dt.is_floating else \
+            init_ops.zeros_initializer()
+    if callable(init) and not hasattr(init, "op"):
+        if shape is None:
+            raise ValueError(f"get_variable {full}: shape must be given when the "
+                             "initializer is not a tensor")
+        shp = as_shape(shape)
+        if not shp.is_fully_defined():
+            raise ValueError(f"get_variable {full}: shape {shp} must be fully defined")
+        if isinstance(init, type):
+            init = init()
+        initial = lambda: init(shp.as_list(), dtype=dt)  # noqa: E731
+    else:
+        initial = init
+        shape = None
+    if trainable is None:
+        trainable = True
+    # The variable is named by its full scope path, independent of name scopes.
+    with g.name_scope(None):
+        v = _make_var(g, full, initial, trainable, collections, dt, validate_shape)
+    store[full] = v
+    reg = regularizer or scope.regularizer
+    if reg is not None:
+        with g.name_scope(full + "/Regularizer/"):
+            loss = reg(v)
+        if loss is not None:
+            g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    return v
+
+
+def _make_var(g, full, initial, trainable, collections, dt, validate_shape):
+    parent, _, base = full.rpartition("/")
+    if parent:
+        with g.name_scope(parent + "/"):
+            return Variable(initial, trainable=trainable, collections=collections, name=base,
+                            dtype=dt, validate_shape=validate_shape)
+    return Variable(initial, trainable=trainable, collections=collections, name=base, dtype=dt,
+                    validate_shape=validate_shape)
+
+
+def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):
+    kwargs["collections"] = [GraphKeys.LOCAL_VARIABLES]
+    kwargs["trainable"] = False
+    return get_variable(name, shape, dtype, initializer, **kwargs)

@@ -1,0 +1,10 @@
+"""``tf.nn``: activations, losses, convolution and normalization ops."""
+from estimator_npu.engine.ops.conv_ops import *  # noqa: F401,F403
+from estimator_npu.engine.ops.math_ops import sigmoid, tanh  # noqa: F401
+from estimator_npu.engine.ops.nn_ops import (batch_normalization, bias_add, dropout, elu,  # noqa
+                                             embedding_lookup, gelu, in_top_k, l2_loss,
+                                             l2_normalize, leaky_relu, log_softmax, moments,
+                                             relu, relu6, sigmoid_cross_entropy_with_logits,
+                                             softmax, softmax_cross_entropy_with_logits,
+                                             softmax_cross_entropy_with_logits_v2, softplus,
+                                             sparse_softmax_cross_entropy_with_logits)

@@ -1,0 +1,1 @@
+"""Small dependency-free helpers: nested structures, argument validation, logging."""

@@ -1,0 +1,156 @@
+"""The library logger, ``logging.getLogger("estimator_npu")``, and TF1-style helpers.
+
+As a library we add no handler but a ``NullHandler``: the application decides where
+records go. To see the library's INFO lines (``Insert op success...``, ``loss = ...``)::
+
+    import logging
+    logging.basicConfig()                # any handler on the root logger or on ours
+    set_verbosity(logging.INFO)          # or set_verbosity("INFO")
+
+``warn_once(key, msg)`` logs a warning the first time a key is seen in the process (for
+"this setting is ignored" notices that would otherwise repeat every step);
+``log_first_n`` and ``log_every_n`` limit repetition per call site, as in ``tf.logging``.
+"""
+
+import logging as _logging
+import sys
+import threading
+
+DEBUG = _logging.DEBUG
+INFO = _logging.INFO
+WARN = _logging.WARNING
+WARNING = _logging.WARNING
+ERROR = _logging.ERROR
+FATAL = _logging.FATAL
+
+logger = _logging.getLogger("estimator_npu")
+if not any(isinstance(h, _logging.NullHandler) for h in logger.handlers):
+    logger.addHandler(_logging.NullHandler())
+
+_lock = threading.Lock()
+_warned_keys = set()
+_call_counts = {}
+
+
+def debug(msg, *args, **kwargs):
+    """Logs ``msg % args`` at DEBUG level on the library logger."""
+    kwargs.setdefault("stacklevel", 2)
+    logger.debug(msg, *args, **kwargs)
+
+
+def info(msg, *args, **kwargs):
+    """Logs ``msg % args`` at INFO level on the library logger."""
+    kwargs.setdefault("stacklevel", 2)
+    logger.info(msg, *args, **kwargs)
+
+
+def warning(msg, *args, **kwargs):
+    """Logs ``msg % args`` at WARNING level on the library logger."""
+    kwargs.setdefault("stacklevel", 2)
+    logger.warning(msg, *args, **kwargs)
+
+
+def error(msg, *args, **kwargs):
+    """Logs ``msg % args`` at ERROR level on the library logger."""
+    kwargs.setdefault("stacklevel", 2)
+    logger.error(msg, *args, **kwargs)
+
+
+def log(level, msg, *args, **kwargs):
+    """Logs ``msg % args`` at ``level`` (an int) on the library logger."""
+    kwargs.setdefault("stacklevel", 2)
+    logger.log(level, msg, *args, **kwargs)
+
+
+def _level_number(level):
+    if isinstance(level, str):
+        number = _logging.getLevelName(level.upper())
+        if not isinstance(number, int):
+            raise ValueError("level must be an int or one of 'DEBUG', 'INFO', 'WARNING', "
+                             "'WARN', 'ERROR', 'FATAL', 'CRITICAL', got %r" % (level,))
+        return number
+    if isinstance(level, bool) or not isinstance(level, int):
+        raise TypeError("level must be an int or a level name, got %s: %r"
+                        % (type(level).__name__, level))
+    return level
+
+
+def set_verbosity(level):
+    """Sets the threshold of the library logger.
+
+    Args:
+        level: A ``logging`` level (``INFO``, ``logging.DEBUG``, ...) or its name
+            (``"INFO"``, case-insensitive).
+
+    Raises:
+        TypeError: If ``level`` is neither an int nor a str.
+        ValueError: If ``level`` is an unknown level name.
+    """
+    logger.setLevel(_level_number(level))
+
+
+def get_verbosity():
+    """Returns the effective level of the library logger (an int)."""
+    return logger.getEffectiveLevel()
+
+
+def warn_once(key, msg, *args):
+    """Logs a warning the first time ``key`` is seen in this process.
+
+    Args:
+        key: Any hashable identifying the warning (e.g. ``("save_checkpoints_steps", 7)``).
+        msg: The message format string.
+        *args: Arguments for ``msg``.
+
+    Returns:
+        True if the warning was logged now, False if ``key`` was seen before.
+    """
+    with _lock:
+        if key in _warned_keys:
+            return False
+        _warned_keys.add(key)
+    logger.warning(msg, *args, stacklevel=2)
+    return True
+
+
+def _count_call_site():
+    """Counts calls from the caller's caller's line; returns the count including this one."""
+    frame = sys._getframe(2)
+    site = (frame.f_code.co_filename, frame.f_lineno)
+    with _lock:
+        count = _call_counts.get(site, 0) + 1
+        _call_counts[site] = count
+    return count
+
+
+def log_first_n(level, msg, n, *args):
+    """Logs ``msg % args`` only the first ``n`` times this line of code runs.
+
+    Args:
+        level: A ``logging`` level (int).
+        msg: The message format string.
+        n: How many times to log.
+        *args: Arguments for ``msg``.
+    """
+    if _count_call_site() <= n:
+        logger.log(level, msg, *args, stacklevel=2)
+
+
+def log_every_n(level, msg, n, *args):
+    """Logs ``msg % args`` on the 1st, (n+1)-th, (2n+1)-th... run of this line of code.
+
+    Args:
+        level: A ``logging`` level (int).
+        msg: The message format string.
+        n: The period; must be >= 1.
+        *args: Arguments for ``msg``.
+    """
+    if (_count_call_site() - 1) % max(n, 1) == 0:
+        logger.log(level, msg, *args, stacklevel=2)
+
+
+def reset_warn_once():
+    """Forgets every key seen by ``warn_once`` and every ``log_first_n`` count (for tests)."""
+    with _lock:
+        _warned_keys.clear()
+        _call_counts.clear()
