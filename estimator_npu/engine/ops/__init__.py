@@ -7,3 +7,5 @@ from estimator_npu.engine.ops import random_ops  # noqa: F401
 from estimator_npu.engine.ops import nn_ops  # noqa: F401
 from estimator_npu.engine.ops import conv_ops  # noqa: F401
 from estimator_npu.engine.ops import control_ops  # noqa: F401
+from estimator_npu.engine.ops import script_ops  # noqa: F401
+from estimator_npu.engine.ops import clip_ops  # noqa: F401

@@ -1,0 +1,1 @@
+"""Gradient clipping ops (to be filled in)."""

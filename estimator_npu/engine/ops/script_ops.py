@@ -1,0 +1,1 @@
+"""py_func / numpy_function host-call ops (to be filled in)."""
