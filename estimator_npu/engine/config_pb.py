@@ -328,6 +328,10 @@ class RepeatedCompositeField(collections.abc.Sequence):
     def __getitem__(self, index):
         return self._items[index]
 
+    def __setitem__(self, index, value):
+        raise TypeError("%s does not support item assignment: use .add() or modify "
+                        "%s[%r] in place" % (self._where, self._where, index))
+
     def __delitem__(self, index):
         del self._items[index]
 

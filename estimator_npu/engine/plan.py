@@ -57,7 +57,7 @@ def needed_ops(targets, fed):
     order = []
     state = {}  # op -> 1 visiting, 2 done
     stack = []
-    for t in targets:
+    for t in reversed(targets):
         if isinstance(t, Tensor):
             if t in fed:
                 continue
@@ -99,6 +99,12 @@ def compile_plan(ctx, targets, feeds):
     """
     fed = {t: f"f{i}" for i, t in enumerate(feeds)}
     order = needed_ops(targets, fed)
+    first = [op for op in order if op.attrs.get("run_first")]
+    if first:
+        # Ops marked run_first (the device loop) and their ancestors run before the rest,
+        # so every other fetch sees the state after them.
+        pre = set(needed_ops(first, fed))
+        order = [op for op in order if op in pre] + [op for op in order if op not in pre]
     ns = {}
     names = dict(fed)
     lines = ["def _plan(" + ", ".join(fed[t] for t in feeds) + "):"]

@@ -250,7 +250,11 @@ def _make_packer(structure, offset):
         ordered = [(key, packers[position[key]]) for key in structure]
         if type(structure) is dict:
             return (lambda v: {key: p(v) for key, p in ordered}), count
-        return (lambda v: _sequence_like(structure, [p(v) for p in packers])), count
+        cls = type(structure)
+        if isinstance(structure, collections.defaultdict):
+            factory = structure.default_factory
+            return (lambda v: cls(factory, [(key, p(v)) for key, p in ordered])), count
+        return (lambda v: cls([(key, p(v)) for key, p in ordered])), count
     cls = type(structure)
     if _is_namedtuple(structure):
         if all_leaves:

@@ -122,7 +122,7 @@ def test_assert_same_structure_mismatch(a, b, error, detail):
 
 
 def _random_structure(rng, depth=0):
-    kind = rng.integers(0, 7) if depth < 4 else 0
+    kind = rng.integers(0, 8) if depth < 4 else 0
     size = int(rng.integers(0, 4))
     if kind == 0:
         return None if rng.random() < 0.1 else int(rng.integers(0, 100))
@@ -139,11 +139,16 @@ def _random_structure(rng, depth=0):
     if kind == 5:
         keys = [str(k) for k in rng.permutation(["q%d" % i for i in range(size)])]
         return collections.OrderedDict(zip(keys, children))
+    if kind == 6:
+        keys = [str(k) for k in rng.permutation(["d%d" % i for i in range(size)])]
+        return collections.defaultdict(list, zip(keys, children))
     return int(rng.integers(0, 100))
 
 
 def _same_types(a, b):
     assert type(a) is type(b)
+    if isinstance(a, collections.defaultdict):
+        assert a.default_factory is b.default_factory
     if isinstance(a, dict):
         assert list(a) == list(b)
         for key in a:

@@ -310,12 +310,16 @@ def ones(shape, dtype=dtypes.float32, name=None):
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     x = convert_to_tensor(tensor)
     dt = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if optimize and x.shape.is_fully_defined():
+        return constant(0, dtype=dt, shape=x.shape.as_list(), name=name or "zeros_like")
     return make_tensor("ZerosLike", [x], dt, x.shape, {"dtype": dt}, name=name)
 
 
 def ones_like(tensor, dtype=None, name=None, optimize=True):
     x = convert_to_tensor(tensor)
     dt = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if optimize and x.shape.is_fully_defined():
+        return constant(1, dtype=dt, shape=x.shape.as_list(), name=name or "ones_like")
     return make_tensor("OnesLike", [x], dt, x.shape, {"dtype": dt}, name=name)
 
 

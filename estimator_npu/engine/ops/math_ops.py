@@ -55,12 +55,34 @@ def _sum_to(g, x):
 
 def sum_to_like(g, x):
     """Sums broadcast gradient ``g`` down to the shape of ``x`` (no-op when static shapes
-    already agree)."""
+    already agree; a plain reduction when the reduced axes are known statically)."""
     if g is None:
         return None
     if g.shape.is_fully_defined() and g.shape == x.shape:
         return g
+    axes = _static_sum_axes(g.shape, x.shape)
+    if axes is not None:
+        r = reduce_sum(g, axis=list(axes), keepdims=True) if axes else g
+        if x.shape.ndims != r.shape.ndims:
+            from estimator_npu.engine.ops.array_ops import reshape
+            r = reshape(r, x.shape.as_list())
+        return r
     return make_tensor("SumToShape", [g, x], g.dtype, x.shape)
+
+
+def _static_sum_axes(gs, xs):
+    """Axes to sum ``gs`` over to get ``xs``, when known without running; else ``None``."""
+    if gs.ndims is None or not xs.is_fully_defined() or gs.ndims < xs.ndims:
+        return None
+    nd = gs.ndims - xs.ndims
+    axes = list(range(nd))
+    for i, d in enumerate(xs.dims):
+        gd = gs.dims[i + nd]
+        if d == 1 and gd != 1:
+            axes.append(i + nd)
+        elif d != 1 and gd is not None and gd != d:
+            return None
+    return tuple(axes)
 
 
 def broadcast_like(a, like):
@@ -554,6 +576,20 @@ def _red_kernel(fn):
     return factory
 
 
+def _mean_kernel(op, ctx):
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    x = op.inputs[0]
+    reduce = np.add.reduce
+    if x.shape.is_fully_defined() and x.dtype.is_floating:
+        dims = x.shape.dims
+        n = 1
+        for a in (range(len(dims)) if axis is None else axis):
+            n *= dims[a]
+        scale = x.dtype.np.type(1.0 / max(n, 1))
+        return lambda v: reduce(v, axis=axis, keepdims=keepdims) * scale
+    return functools.partial(_mean, axis=axis, keepdims=keepdims)
+
+
 def _mean(x, axis, keepdims):
     return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype if x.dtype.kind == "f"
                    else None)
@@ -568,6 +604,11 @@ def broadcast_reduced(dy, x, axis, keepdims, mean=False):
 
 def _broadcast_reduced(dy, x, axis, keepdims, mean):
     xs = np.shape(x)
+    if not mean and axis is not None and not keepdims and len(axis) == 1 and \
+            axis[0] == len(xs) - 1:
+        out = np.empty(xs, dtype=np.result_type(dy))
+        out[...] = dy[..., None]
+        return out
     if axis is None:
         axes = tuple(range(len(xs)))
     else:
@@ -616,13 +657,13 @@ def _prod_grad(op, dy):
     return [broadcast_reduced(dy * y, x, axis, keepdims) / x]
 
 
-register("Sum", kernel=_red_kernel(np.sum), grad=_sum_grad)
-register("Mean", kernel=_red_kernel(_mean), grad=_mean_grad)
-register("Max", kernel=_red_kernel(np.max), grad=_extreme_grad)
-register("Min", kernel=_red_kernel(np.min), grad=_extreme_grad)
-register("Prod", kernel=_red_kernel(np.prod), grad=_prod_grad)
-register("All", kernel=_red_kernel(np.all), grad=NOT_DIFFERENTIABLE)
-register("Any", kernel=_red_kernel(np.any), grad=NOT_DIFFERENTIABLE)
+register("Sum", kernel=_red_kernel(np.add.reduce), grad=_sum_grad)
+register("Mean", kernel=_mean_kernel, grad=_mean_grad)
+register("Max", kernel=_red_kernel(np.maximum.reduce), grad=_extreme_grad)
+register("Min", kernel=_red_kernel(np.minimum.reduce), grad=_extreme_grad)
+register("Prod", kernel=_red_kernel(np.multiply.reduce), grad=_prod_grad)
+register("All", kernel=_red_kernel(np.logical_and.reduce), grad=NOT_DIFFERENTIABLE)
+register("Any", kernel=_red_kernel(np.logical_or.reduce), grad=NOT_DIFFERENTIABLE)
 
 
 def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002

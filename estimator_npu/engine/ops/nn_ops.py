@@ -132,14 +132,15 @@ def _axis_attr(x, axis, op_name):
 
 
 def _softmax(x, axis):
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    e /= np.sum(e, axis=axis, keepdims=True)
+    e = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+    np.exp(e, out=e)
+    e /= np.add.reduce(e, axis=axis, keepdims=True)
     return e
 
 
 def _log_softmax(x, axis):
-    s = x - np.max(x, axis=axis, keepdims=True)
-    s -= np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+    s = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+    s -= np.log(np.add.reduce(np.exp(s), axis=axis, keepdims=True))
     return s
 
 

@@ -1,0 +1,35 @@
+"""Shared timing helpers for the benchmarks: alternate timing, medians, tables."""
+import statistics
+import time
+
+
+def time_per_call(fn, n):
+    """Seconds per call of ``fn`` over ``n`` calls."""
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def alternate(candidates, n, reps=9, warmup=1):
+    """Times each ``(name, fn)`` ``reps`` times, alternating between them, after warm-up.
+
+    Returns ``{name: median seconds per call}``.
+    """
+    for _, fn in candidates:
+        for _ in range(warmup):
+            time_per_call(fn, max(1, n // 5))
+    samples = {name: [] for name, _ in candidates}
+    for _ in range(reps):
+        for name, fn in candidates:
+            samples[name].append(time_per_call(fn, n))
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def print_table(rows, headers):
+    widths = [max(len(str(r[i])) for r in rows + [headers]) for i in range(len(headers))]
+    line = "  ".join(str(h).ljust(w) for h, w in zip(headers, widths))
+    print(line)
+    print("-" * len(line))
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))

@@ -1,0 +1,146 @@
+"""The device loop: run the training iteration ``k`` times per host call.
+
+On an Ascend NPU, ``iterations_per_loop`` makes one ``Session.run`` execute the training
+graph ``k`` times on the device before returning to the host. Here the "device" is an
+``IterationLoop`` op whose kernel replays the compiled plan of the training op ``k - 1``
+times; the plan that contains it then runs the last iteration normally, so everything
+fetched next to the loop (loss, summaries) comes from the last iteration, as on the device::
+
+    loop_vars = create_loop_variables()              # npu_runconfig/iterations_per_loop, ...
+    iteration_op = make_iteration_op(train_op, loop_vars)
+    loop_vars.load(sess, 10)
+    sess.run([iteration_op, loss], feed_dict)        # 10 updates, loss of the 10th
+
+* Batches come from inside the loop when the training op pulls them from an
+  initializable iterator (``IteratorGetNext`` in its plan): each iteration gets a new one.
+* With a ``feed_dict``, every iteration reuses the fed batch (as on the device).
+* When the input ends inside the loop, the loop stops after the last complete step and
+  ``OutOfRangeError`` reaches the host (the state of the completed steps is kept).
+* A one-shot iterator (or ``enable_data_pre_proc=False``) keeps ``get_next`` on the host:
+  the loop then runs a single step per call (``effective_iterations`` says so).
+"""
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import GraphKeys, Operation, get_default_graph
+from estimator_npu.engine.ops.core import group, make_op
+from estimator_npu.engine.ops.state_ops import Variable
+from estimator_npu.engine.plan import needed_ops
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.utils import logging
+
+LOOP_SCOPE = "npu_runconfig"
+LOOP_VAR_NAMES = ("iterations_per_loop", "loop_cond", "zero", "one")
+
+
+class LoopVariables:
+    """The four int64 loop variables of the adapter (``npu_runconfig/...``)."""
+
+    def __init__(self, variables):
+        self.variables = variables
+
+    def __getitem__(self, name):
+        return self.variables[name]
+
+    @property
+    def iterations_per_loop(self):
+        return self.variables["iterations_per_loop"]
+
+    def load(self, session, iterations_per_loop):
+        """Sets the loop count in ``session`` without changing the graph."""
+        values = {"iterations_per_loop": iterations_per_loop, "loop_cond": 0, "zero": 0,
+                  "one": 1}
+        for name, v in self.variables.items():
+            v.load(np.int64(values[name]), session)
+
+    def current(self, session):
+        store = session.store(self.iterations_per_loop.op)
+        return None if store.value is None else int(store.value)
+
+
+def create_loop_variables(graph=None):
+    """Creates (or reuses) ``npu_runconfig/{iterations_per_loop,loop_cond,zero,one}``.
+
+    They are int64, non-trainable and local (not saved in checkpoints).
+    """
+    g = graph or get_default_graph()
+    existing = getattr(g, "_npu_loop_variables", None)
+    if existing is not None:
+        return existing
+    init = {"iterations_per_loop": 1, "loop_cond": 0, "zero": 0, "one": 1}
+    with g.as_default(), g.name_scope(None), g.name_scope(LOOP_SCOPE + "/"):
+        variables = {name: Variable(np.int64(init[name]), trainable=False, name=name,
+                                    dtype=dtypes.int64,
+                                    collections=[GraphKeys.LOCAL_VARIABLES])
+                     for name in LOOP_VAR_NAMES}
+    g._npu_loop_variables = LoopVariables(variables)
+    return g._npu_loop_variables
+
+
+def _iterator_kinds(train_op):
+    """The ``iterator_kind`` of every iterator ``get_next`` the training op depends on."""
+    return {op.attrs.get("iterator_kind", "one_shot")
+            for op in needed_ops([train_op], set()) if "iterator_kind" in op.attrs}
+
+
+def host_side_input_reason(train_op, enable_data_pre_proc=True):
+    """Why ``get_next`` cannot run inside the loop (``None`` when it can)."""
+    kinds = _iterator_kinds(train_op)
+    if not kinds:
+        return None
+    if not enable_data_pre_proc:
+        return "enable_data_pre_proc is False, so getNext stays on the host"
+    if kinds != {"initializable"}:
+        return ("the input comes from a one-shot iterator (make_one_shot_iterator); only an "
+                "initializable iterator lets getNext run inside the loop")
+    return None
+
+
+def make_iteration_op(train_op, loop_vars, name="IterationOp", single_step=False):
+    """Returns a group op that runs ``train_op`` ``iterations_per_loop`` times per call.
+
+    Args:
+        train_op: the training ``Operation``.
+        loop_vars: ``LoopVariables`` holding the count.
+        name: name of the returned group op.
+        single_step: run one step per call whatever the count (input on the host).
+    """
+    if not isinstance(train_op, Operation):
+        raise ValueError(f"The incoming 'train_op' type is '{type(train_op).__name__}', and "
+                         "the need type is 'Operation'")
+    g = train_op.graph
+    placeholders = [op.outputs[0] for op in needed_ops([train_op], set())
+                    if op.type == "Placeholder"]
+    with g.as_default():
+        with g.name_scope(name + "/"):
+            loop = make_op("IterationLoop", placeholders, [],
+                           {"body": train_op, "count": loop_vars.iterations_per_loop.op,
+                            "single_step": single_step, "run_first": True},
+                           name="loop")
+        op = group(loop, train_op, name=name)
+    cond = loop_vars["loop_cond"].op
+    for node, node_type in ((cond.name, "LoopCond"), (loop.name, "IterationLoop"),
+                            (op.name, "IterationOp")):
+        logging.info("Insert op success, name:%s, type:%s.", node, node_type)
+    return op
+
+
+def _loop_kernel(op, ctx):
+    body_op = op.attrs["body"]
+    feeds = list(op.inputs)
+    count = ctx.store(op.attrs["count"])
+    single = op.attrs["single_step"]
+    body = ctx.compile([body_op], feeds)
+
+    def run_loop(*feed_values):
+        k = 1 if single else int(count.value)
+        if k > 1:
+            if not body.checked:
+                body.check_initialized()
+            fn = body.fn
+            for _ in range(k - 1):
+                fn(*feed_values)
+    return run_loop
+
+
+register("IterationLoop", kernel=_loop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)

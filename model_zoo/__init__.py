@@ -1,0 +1,1 @@
+"""Runnable examples: ``python -m model_zoo.<name> --help``."""

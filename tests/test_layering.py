@@ -1,0 +1,150 @@
+"""Imports point one way (STYLE.md §B): a layer may import only layers below it.
+
+Order, lowest first::
+
+    errors, utils, datasets        (no project imports beyond each other)
+    engine                          graph, ops, gradients, session
+    core, distribute                protobuf import-path shim; collectives
+    data, train                     input pipelines; optimizers, checkpoints, summaries
+    device                          the device loop (iterations_per_loop)
+    hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
+    estimator                       Estimator, RunConfig, metrics
+    npu, mixed_precision            npu_bridge-named facades
+    facade modules                  estimator_npu/__init__.py, nn.py, layers.py, ... , cli
+
+Every ``import`` statement is checked, including those inside functions. The only upward
+imports allowed are listed in ``ALLOWED`` with the reason.
+"""
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PKG = ROOT / "estimator_npu"
+
+RANKS = {
+    "errors": 0, "utils": 0, "datasets": 0,
+    "engine": 1,
+    "core": 2, "distribute": 2,
+    "data": 3, "train": 3,
+    "device": 4,
+    "hooks": 5,
+    "estimator": 6,
+    "npu": 7, "mixed_precision": 7,
+}
+FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
+
+# (importing layer, imported layer): why the upward import is acceptable.
+ALLOWED = {
+    ("train", "hooks"): "tf.train.SessionRunHook & co. are TF1 export paths; train/__init__ "
+                        "re-exports them lazily (PEP 562 __getattr__), no train module uses them",
+    ("train", "estimator"): "tf.train export paths, re-exported lazily as above",
+}
+
+
+def _layer_of_file(path, pkg):
+    rel = path.relative_to(pkg)
+    if len(rel.parts) == 1:
+        return rel.stem if rel.stem in RANKS else "<facade>"
+    return rel.parts[0]
+
+
+def _layer_of_module(name):
+    parts = name.split(".")
+    if parts[0] != "estimator_npu":
+        return None
+    if len(parts) == 1:
+        return "<facade>"
+    return parts[1] if parts[1] in RANKS else "<facade>"
+
+
+def _rank(layer):
+    return FACADE_RANK if layer == "<facade>" else RANKS[layer]
+
+
+def _imports(path, pkg=PKG):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    pkg_parts = ["estimator_npu"]
+    if pkg in path.parents:
+        pkg_parts += list(path.relative_to(pkg).parent.parts)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg_parts[:len(pkg_parts) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod == "estimator_npu":
+                for alias in node.names:
+                    yield node.lineno, f"estimator_npu.{alias.name}"
+            else:
+                yield node.lineno, mod
+
+
+def _violations(pkg=PKG):
+    out = []
+    root = pkg.parent
+    for path in sorted(pkg.rglob("*.py")):
+        layer = _layer_of_file(path, pkg)
+        if layer not in RANKS and layer != "<facade>":
+            out.append(f"{path.relative_to(root)}: package '{layer}' has no rank in RANKS")
+            continue
+        for lineno, mod in _imports(path, pkg):
+            target = _layer_of_module(mod)
+            if target is None or target == layer:
+                continue
+            if layer != "<facade>" and target == "<facade>":
+                out.append(f"{path.relative_to(root)}:{lineno} imports the facade {mod}")
+                continue
+            if _rank(target) >= _rank(layer) and (layer, target) not in ALLOWED:
+                out.append(f"{path.relative_to(root)}:{lineno} ({layer}) imports {mod} "
+                           f"({target}), which is not below it")
+    return out
+
+
+def test_no_upward_imports():
+    bad = _violations()
+    assert not bad, "Upward imports:\n" + "\n".join(bad)
+
+
+def test_model_zoo_uses_only_the_public_api():
+    public = ("estimator_npu", "estimator_npu.npu", "estimator_npu.datasets",
+              "estimator_npu.core", "estimator_npu.mixed_precision")
+    bad = []
+    for path in sorted((ROOT / "model_zoo").rglob("*.py")):
+        for lineno, mod in _imports(path):
+            if not mod.startswith("estimator_npu"):
+                continue
+            if _layer_of_module(mod) == "<facade>" or mod.startswith(public):
+                continue
+            bad.append(f"{path.relative_to(ROOT)}:{lineno} imports {mod}")
+    assert not bad, "model_zoo must use only the public API:\n" + "\n".join(bad)
+
+
+def test_checker_catches_an_upward_import(tmp_path):
+    """The checker itself: upward imports in a fake package are reported, relative ones too."""
+    fake = tmp_path / "estimator_npu"
+    (fake / "engine").mkdir(parents=True)
+    (fake / "engine" / "bad.py").write_text("def f():\n    from estimator_npu.estimator "
+                                            "import Estimator\n")
+    (fake / "engine" / "rel.py").write_text("from ..hooks import basic_hooks\n")
+    (fake / "hooks").mkdir()
+    (fake / "hooks" / "ok.py").write_text("from estimator_npu.engine import graph\n")
+    bad = _violations(fake)
+    assert any("engine/bad.py:2" in b and "estimator" in b for b in bad), bad
+    assert any("engine/rel.py:1" in b and "hooks" in b for b in bad), bad
+    assert not any("ok.py" in b for b in bad), bad
+
+
+@pytest.mark.parametrize("layer", ["engine", "device", "hooks"])
+def test_core_line_budget(layer):
+    """STYLE.md rule 11: the core is counted; each layer stays under its budget."""
+    budget = {"engine": 6000, "device": 1200, "hooks": 2500}[layer]
+    files = list((PKG / layer).rglob("*.py"))
+    lines = sum(len(f.read_text().splitlines()) for f in files)
+    print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
+    assert lines <= budget, f"{layer} has {lines} lines, over its budget of {budget}"
