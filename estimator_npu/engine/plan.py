@@ -15,7 +15,7 @@ Replaying a plan is one Python call with no graph traversal and no dict lookups 
 import sys
 
 from estimator_npu import errors
-from estimator_npu.engine import registry
+from estimator_npu.engine import precision, registry
 from estimator_npu.engine.graph import Operation, Tensor
 
 
@@ -131,6 +131,7 @@ def compile_plan(ctx, targets, feeds):
         kernel = opdef.kernel(op, ctx)
         if kernel is None:
             continue
+        kernel = precision.adapt_kernel(op, kernel, ctx.precision_mode)
         k = bind(kernel)
         args = ", ".join(names[t] for t in op.inputs)
         outs = [f"v{op._id}_{i}" for i in range(len(op.outputs))]

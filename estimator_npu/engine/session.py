@@ -11,6 +11,7 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine import plan as _plan
+from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.utils import nest
 
@@ -108,6 +109,18 @@ def _structure_sig(x):
     return "."
 
 
+def _precision_mode(config):
+    """The ``precision_mode`` of the config's ``NpuOptimizer`` entry (``None`` if unset)."""
+    from estimator_npu.engine import config_pb
+    if not isinstance(config, config_pb.ConfigProto):
+        return None
+    mode = config_pb.npu_settings(config).get("precision_mode")
+    if mode is not None and mode not in precision.PRECISION_MODES:
+        raise ValueError(f"precision_mode must be one of {precision.PRECISION_MODES}, got "
+                         f"{mode!r}")
+    return mode
+
+
 class Session:
     """Runs fetches of a graph: ``Session(graph=None, config=None)``.
 
@@ -127,6 +140,7 @@ class Session:
         self._plans = {}
         self._closed = False
         self._context = None
+        self.precision_mode = _precision_mode(config)
         self.compile_count = 0
         self.sess_str = target
 

@@ -154,3 +154,48 @@ def reset_warn_once():
     with _lock:
         _warned_keys.clear()
         _call_counts.clear()
+
+
+_ASCEND_LEVELS = {"0": DEBUG, "1": INFO, "2": WARNING, "3": ERROR}
+_FORMAT = "[%(levelname)s] estimator_npu(%(process)d) %(asctime)s: %(message)s"
+
+
+def ensure_handler(stream=None):
+    """Adds a stream handler to the library logger unless one (or a root handler) exists.
+
+    TF1's ``tf.logging.set_verbosity(tf.logging.INFO)`` makes INFO lines appear on stderr;
+    this is what lets the facade ``estimator_npu.logging.set_verbosity`` do the same.
+    """
+    if _logging.getLogger().handlers:
+        return None
+    for h in logger.handlers:
+        if not isinstance(h, _logging.NullHandler):
+            return h
+    handler = _logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(_logging.Formatter(_FORMAT))
+    logger.addHandler(handler)
+    return handler
+
+
+def configure_from_environment(environ):
+    """Honours the Ascend host-log variables, as the adapter does.
+
+    ``ASCEND_GLOBAL_LOG_LEVEL`` (0 debug, 1 info, 2 warning, 3 error) sets the level and
+    attaches a handler; ``ASCEND_SLOG_PRINT_TO_STDOUT=1`` sends the lines to stdout
+    instead of stderr. So ``ASCEND_GLOBAL_LOG_LEVEL=1 python train.py | grep "Insert op"``
+    shows whether ``iterations_per_loop`` took effect.
+    """
+    level = _ASCEND_LEVELS.get(str(environ.get("ASCEND_GLOBAL_LOG_LEVEL", "")).strip())
+    if level is None:
+        return
+    logger.setLevel(level)
+    to_stdout = str(environ.get("ASCEND_SLOG_PRINT_TO_STDOUT", "")).strip() == "1"
+    ensure_handler(sys.stdout if to_stdout else sys.stderr)
+
+
+def _configure_at_import():
+    import os
+    configure_from_environment(os.environ)
+
+
+_configure_at_import()
