@@ -143,7 +143,7 @@ def test_checker_catches_an_upward_import(tmp_path):
 @pytest.mark.parametrize("layer", ["engine", "device", "hooks"])
 def test_core_line_budget(layer):
     """STYLE.md rule 11: the core is counted; each layer stays under its budget."""
-    budget = {"engine": 6000, "device": 1200, "hooks": 2500}[layer]
+    budget = {"engine": 8000, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

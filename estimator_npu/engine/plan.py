@@ -51,9 +51,9 @@ class Plan:
         return op
 
 
-def needed_ops(targets, fed):
+def needed_ops(targets, fed, extra_deps=None):
     """Ops that must run to compute ``targets`` (tensors/ops) given ``fed`` tensors, in
-    topological order."""
+    topological order. ``extra_deps`` maps an op to more ops that must run before it."""
     order = []
     state = {}  # op -> 1 visiting, 2 done
     stack = []
@@ -79,6 +79,8 @@ def needed_ops(targets, fed):
         stack.append((op, True))
         deps = [c for c in op.control_inputs]
         deps.extend(t.op for t in op.inputs if t not in fed)
+        if extra_deps:
+            deps.extend(extra_deps.get(op, ()))
         for d in reversed(deps):
             if state.get(d) != 2:
                 if state.get(d) == 1:
@@ -86,6 +88,20 @@ def needed_ops(targets, fed):
                                                       f"Graph has a cycle through {d.name}")
                 stack.append((d, False))
     return order
+
+
+def _initializers_first(targets, fed, order):
+    """Re-orders so that a variable initialized in this plan is read only after its
+    initializer ran (``tf.Variable(a * 2)`` initializes from ``a``'s initial value).
+
+    Returns the order and the variable ops initialized by the plan.
+    """
+    inits = {op.attrs["var"]: op for op in order
+             if op.type == "Assign" and op.attrs.get("is_initializer")}
+    if not inits:
+        return order, set()
+    extra = {v: [a] for v, a in inits.items() if v in set(order)}
+    return needed_ops(targets, fed, extra), set(inits)
 
 
 def compile_plan(ctx, targets, feeds):
@@ -98,11 +114,13 @@ def compile_plan(ctx, targets, feeds):
         feeds: list of fed Tensors; the plan function takes their values positionally.
     """
     fed = {t: f"f{i}" for i, t in enumerate(feeds)}
-    order = needed_ops(targets, fed)
+    order, initialized = _initializers_first(targets, fed, needed_ops(targets, fed))
     first = [op for op in order if op.attrs.get("run_first")]
+    first += [op for op in order if op.type == "IteratorGetNext"]
     if first:
         # Ops marked run_first (the device loop) and their ancestors run before the rest,
-        # so every other fetch sees the state after them.
+        # so every other fetch sees the state after them; then the input pipeline's
+        # get_next, so that the end of input stops a step before it changes anything.
         pre = set(needed_ops(first, fed))
         order = [op for op in order if op in pre] + [op for op in order if op not in pre]
     ns = {}
@@ -122,7 +140,7 @@ def compile_plan(ctx, targets, feeds):
         opdef = registry.get(op.type)
         if opdef.inline is not None:
             expr = opdef.inline(op, ctx, bind)
-            if op.type == "VariableV2":
+            if op.type == "VariableV2" and op not in initialized:
                 var_reads.append(ctx.store(op))
             names[op.outputs[0]] = v = f"v{op._id}"
             lines.append(f"    {v} = {expr}")

@@ -41,9 +41,10 @@ class _FeedConverter:
     def __call__(self, value):
         a = value if type(value) is np.ndarray else np.asarray(value)
         if a.dtype != self.np_dtype:
-            if (a.dtype.kind not in "OSU" and self.np_dtype.kind != "O" and
-                    not np.can_cast(a.dtype, self.np_dtype, "same_kind") and
-                    not (a.dtype.kind == "b" and self.np_dtype.kind in "iuf")):
+            src, dst = a.dtype.kind, self.np_dtype.kind
+            if (src in "OSU") != (dst in "OSU") or (
+                    src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
+                    and not (src == "b" and dst in "iuf")):
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
             a = a.astype(self.np_dtype)
@@ -89,7 +90,7 @@ def _fetch_key(fetches):
             return k
         except TypeError:
             pass
-    elif t is not dict:
+    elif t is not dict and not isinstance(fetches, (tuple, list, dict)):
         try:
             hash(fetches)
             return fetches

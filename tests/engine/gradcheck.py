@@ -39,6 +39,7 @@ import collections
 import numpy as np
 
 import estimator_npu as tf
+from estimator_npu.engine import registry
 
 Checked = collections.namedtuple("Checked", ["graph", "forward_ops"])
 
@@ -72,7 +73,8 @@ def check_grads(build, inputs, rng, eps=1e-6, rtol=1e-6, atol=1e-8, order=1, dyn
             instead of placeholders, differentiating with respect to the variables.
 
     Returns:
-        ``Checked(graph, forward_ops)``: the graph and the ops ``build`` created.
+        ``Checked(graph, forward_ops)``: the graph and the ops of the forward pass (the
+        inputs and what ``build`` created; not the gradient ops).
 
     Raises:
         GradCheckError: a gradient is missing, has the wrong shape or dtype, or disagrees
@@ -81,13 +83,13 @@ def check_grads(build, inputs, rng, eps=1e-6, rtol=1e-6, atol=1e-8, order=1, dyn
     inputs = [np.array(x, dtype=np.float64) for x in inputs]
     graph = tf.Graph()
     with graph.as_default():
+        n_before = len(graph.get_operations())
         if variables:
             xs = [tf.Variable(np.zeros(x.shape), dtype=tf.float64, name=f"x{i}")
                   for i, x in enumerate(inputs)]
         else:
             xs = [tf.placeholder(tf.float64, _placeholder_shape(x.shape, dynamic),
                                  name=f"x{i}") for i, x in enumerate(inputs)]
-        n_before = len(graph.get_operations())
         y = tf.convert_to_tensor(build(*xs))
         forward_ops = graph.get_operations()[n_before:]
         if y.dtype != tf.float64:
@@ -98,6 +100,7 @@ def check_grads(build, inputs, rng, eps=1e-6, rtol=1e-6, atol=1e-8, order=1, dyn
         try:
             sess.run(init)
             point = _Point(sess, xs, variables)
+            _check_static_info(point, forward_ops, inputs)
             y0 = point.run([y], inputs)[0]
             u = rng.standard_normal(np.shape(y0))
             loss = tf.reduce_sum(y * tf.constant(u, dtype=tf.float64))
@@ -128,6 +131,17 @@ class _Point:
                 x.load(val, self.sess)
             return self.sess.run(tensors)
         return self.sess.run(tensors, dict(zip(self.xs, values)))
+
+
+def _check_static_info(point, ops, inputs):
+    """Every forward output's runtime dtype and shape agree with its static ones (stateful
+    ops such as variable initializers are left alone: fetching them would run them)."""
+    tensors = [t for op in ops if not registry.get(op.type).stateful for t in op.outputs]
+    for t, value in zip(tensors, point.run(tensors, inputs)):
+        value = np.asarray(value)
+        if value.dtype != t.dtype.np or not t.shape.is_compatible_with(value.shape):
+            raise GradCheckError(f"{t.name} ({t.op.type}) is declared {t.dtype.name} {t.shape} "
+                                 f"but evaluated to {value.dtype} {value.shape}")
 
 
 def _check_directional(point, outs, cots, grads, inputs, rng, eps, rtol, atol, what,

@@ -62,6 +62,9 @@ def test_op_gradient_matches_finite_differences(request, op_type, build, make_in
 
 
 def test_every_differentiable_op_has_a_case():
+    ids = [p.id for p in CASES]
+    assert len(ids) == len(set(ids)), "duplicate case ids: " + str(
+        sorted({i for i in ids if ids.count(i) > 1}))
     covered = {p.values[0] for p in CASES}
     types = registry.registered_types()
     unknown = sorted(covered - set(types))
@@ -218,8 +221,9 @@ def test_gradients_of_float32_graph_stay_float32(graph):
 
 def test_gradient_ops_live_under_the_gradients_name_scope(graph):
     x = tf.placeholder(tf.float64, [2])
+    y = tf.reduce_sum(tf.exp(x))
     n = len(graph.get_operations())
-    tf.gradients(tf.reduce_sum(tf.exp(x)), [x])
+    tf.gradients(y, [x])
     new = graph.get_operations()[n:]
     assert new and all(op.name.startswith("gradients/") for op in new)
     tf.gradients(tf.reduce_sum(tf.exp(x)), [x])

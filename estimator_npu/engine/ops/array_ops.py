@@ -71,14 +71,15 @@ def reshape(tensor, shape, name=None):
         known = int(np.prod([d for d in dims if d != -1])) if len(dims) > 1 else 1
         if n is not None and known:
             if n % known:
-                raise ValueError(f"Reshape: cannot reshape a tensor with {n} elements to "
-                                 f"shape {dims}")
+                raise ValueError(f"Reshape '{name or 'Reshape'}': cannot reshape a tensor of "
+                                 f"shape {x.shape} ({n} elements) to shape {dims}")
             out[dims.index(-1)] = n // known
         else:
             out[dims.index(-1)] = None
     elif n is not None and int(np.prod(dims)) != n:
-        raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {dims} "
-                         f"({int(np.prod(dims))} elements); input shape {x.shape}")
+        raise ValueError(f"Reshape '{name or 'Reshape'}': cannot reshape a tensor of shape "
+                         f"{x.shape} ({n} elements) to shape {dims} "
+                         f"({int(np.prod(dims))} elements)")
     return make_tensor("Reshape", [x], x.dtype, out, {"shape": tuple(dims)}, name=name)
 
 
@@ -152,9 +153,9 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     if perm is None:
         if nd is None:
             raise ValueError("transpose: perm is required when the rank is unknown")
-        perm = list(range(nd))[::-1]
+        perm = list(builtins_range(nd))[::-1]
     perm = tuple(int(p) for p in perm)
-    if nd is not None and sorted(perm) != list(range(nd)):
+    if nd is not None and sorted(perm) != list(builtins_range(nd)):
         raise ValueError(f"transpose: perm {list(perm)} is not a permutation of the {nd} dims "
                          f"of shape {x.shape}")
     shp = [x.shape.dims[p] for p in perm] if nd is not None else None
@@ -323,12 +324,13 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     return make_tensor("OnesLike", [x], dt, x.shape, {"dtype": dt}, name=name)
 
 
+# The value does not depend on the input's values: zero gradient (TF NotDifferentiable).
 register("ZerosLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
                                               np.zeros(np.shape(x), _d)),
-         grad=NOT_DIFFERENTIABLE)
+         grad=lambda op, dy: [None])
 register("OnesLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
                                              np.ones(np.shape(x), _d)),
-         grad=NOT_DIFFERENTIABLE)
+         grad=lambda op, dy: [None])
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
@@ -387,7 +389,8 @@ def _gather_grad(op, dy):
 def _gather_grad_kernel(dy, params, idx, axis):
     out = np.zeros(np.shape(params), dtype=dy.dtype)
     moved = np.moveaxis(out, axis, 0)
-    d = np.moveaxis(dy, list(range(axis, axis + np.ndim(idx))), list(range(np.ndim(idx))))
+    d = np.moveaxis(dy, list(builtins_range(axis, axis + np.ndim(idx))),
+                    list(builtins_range(np.ndim(idx))))
     np.add.at(moved, np.asarray(idx).reshape(-1), d.reshape((-1,) + moved.shape[1:]))
     return out
 
@@ -492,7 +495,7 @@ def _tile_grad_kernel(dy, x, reps):
     shp = []
     for k, d in zip(reps, xs):
         shp.extend([k, d])
-    return np.reshape(dy, shp).sum(axis=tuple(range(0, 2 * len(xs), 2)))
+    return np.reshape(dy, shp).sum(axis=tuple(builtins_range(0, 2 * len(xs), 2)))
 
 
 register("Tile", kernel=with_attrs(np.tile, "reps"), grad=_tile_grad)
@@ -520,6 +523,9 @@ def _strided(x, key, name=None):
     out = []
     if dims is not None:
         n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+        if n_real > nd:
+            raise ValueError(f"Too many indices ({n_real}) for tensor {x.name} of rank {nd} "
+                             f"(shape {x.shape})")
         i = 0
         for k in key:
             if k is Ellipsis:

@@ -1,1 +1,313 @@
-"""Convolution and pooling (to be filled in)."""
+"""2-D convolution (``tf.nn.conv2d``, its two backprops and ``conv2d_transpose``).
+
+Also re-exports the pooling ops of ``pool_ops`` (``tf.nn`` imports this module's
+``__all__``). Kernels see every array through a canonical NHWC *view* (an NCHW array is
+viewed through a transpose, no copy), so one code path serves both data formats. A
+convolution is im2col plus one GEMM::
+
+    cols[n, oh, ow, i, j, c] = xpad[n, oh*sh + i*dh, ow*sw + j*dw, c]   # one np.copyto
+    y  = cols.reshape(P, KH*KW*C) @ w.reshape(KH*KW*C, O)                # P = N*OH*OW
+    dw = cols.T @ dy                                                     # BackpropFilter
+    dx = col2im(w @ dy.T)                                                # BackpropInput
+
+``cols`` is copied from a ``sliding_window_view`` into a buffer reused across calls; when
+the input has few channels it is laid out channels-outer ``(KH, KW, C, N, OH, OW)`` so the
+copy runs along image rows. col2im is ``KH*KW`` shifted adds. float16 (and bfloat16)
+convolutions compute in float32 with BLAS and round the result.
+
+The gradient table: each backprop is linear in each input, so its gradient is again a
+convolution (``s(t)`` is the shape of ``t``, ``g`` the incoming gradient)::
+
+    Conv2D(x, w)                    dx = BackpropInput(s(x), w, dy)
+                                    dw = BackpropFilter(x, s(w), dy)
+    Conv2DBackpropInput(s, w, dy)   dw = BackpropFilter(g, s(w), dy),  ddy = Conv2D(g, w)
+    Conv2DBackpropFilter(x, s, dy)  dx = BackpropInput(s(x), g, dy),   ddy = Conv2D(x, g)
+
+Padding follows TF exactly (see ``_spatial``); explicit padding is accepted as in TF.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, compute_dtype, float_tensor,
+                                               from_nhwc, geometry, nhwc, nhwc_shape, padded,
+                                               parse_data_format, parse_hw, parse_padding, shape_of,
+                                               sizes_tensor, split_shape, static_out_hw)
+from estimator_npu.engine.ops.core import make_tensor
+from estimator_npu.engine.ops.pool_ops import avg_pool, avg_pool2d, max_pool, max_pool2d
+from estimator_npu.engine.registry import register
+from estimator_npu.engine.shape import TensorShape
+
+# Inputs with at most this many channels use the channels-outer im2col layout.
+_SMALL_C = 4
+
+
+def _im2col(scr, xp, out_hw, ksize, strides, dilations):
+    """im2col of padded canonical ``xp``: a 2-D ``(N*OH*OW, KH*KW*C)`` matrix (a transposed
+    view of a channels-outer buffer when ``C`` is small)."""
+    n, _, _, c = xp.shape
+    (oh, ow), (kh, kw), (sh, sw), (dh, dw) = out_hw, ksize, strides, dilations
+    win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
+    win = win[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
+    if c <= _SMALL_C:
+        cols = scr.get("cols", (kh, kw, c, n, oh, ow), xp.dtype)
+        np.copyto(cols, win.transpose(4, 5, 3, 0, 1, 2))
+        return cols.reshape(kh * kw * c, n * oh * ow).T
+    cols = scr.get("cols", (n, oh, ow, kh, kw, c), xp.dtype)
+    np.copyto(cols, win.transpose(0, 1, 2, 4, 5, 3))
+    return cols.reshape(n * oh * ow, kh * kw * c)
+
+
+def _conv_params(op):
+    a = op.attrs
+    return a["strides"], a["dilations"], a["padding"], a["nchw"]
+
+
+# ------------------------------------------------------------------ conv kernels
+def _conv2d_kernel(op, ctx):
+    strides, dil, padding, nchw = _conv_params(op)
+    scr = Scratch()
+
+    def conv2d(x, w):
+        xc = nhwc(x, nchw)
+        n, h, wd, c = xc.shape
+        kh, kw, ci, co = w.shape
+        if ci != c:
+            raise ValueError(f"input has {c} channels but the filter expects {ci} "
+                             f"(input shape {x.shape}, filter shape {w.shape})")
+        oh, ow, pads = geometry(h, wd, kh, kw, strides, dil, padding)
+        cdt = compute_dtype(x.dtype)
+        cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
+                       dil)
+        y = np.matmul(cols, w.reshape(kh * kw * c, co).astype(cdt, copy=False))
+        return from_nhwc(y.reshape(n, oh, ow, co), nchw, x.dtype)
+    return conv2d
+
+
+def _conv2d_backprop_filter_kernel(op, ctx):
+    strides, dil, padding, nchw = _conv_params(op)
+    scr = Scratch()
+
+    def backprop_filter(x, sizes, dy):
+        xc = nhwc(x, nchw)
+        n, h, wd, c = xc.shape
+        kh, kw, _, co = (int(s) for s in sizes)
+        oh, ow, pads = geometry(h, wd, kh, kw, strides, dil, padding)
+        cdt = compute_dtype(x.dtype)
+        cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
+                       dil)
+        dy2 = nhwc(dy, nchw).reshape(n * oh * ow, co).astype(cdt, copy=False)
+        dw = np.matmul(cols.T, dy2).reshape(kh, kw, c, co)
+        return dw.astype(x.dtype, copy=False)
+    return backprop_filter
+
+
+def _conv2d_backprop_input_kernel(op, ctx):
+    strides, dil, padding, nchw = _conv_params(op)
+    (sh, sw), (dh, dw) = strides, dil
+    scr = Scratch()
+
+    def backprop_input(sizes, w, dy):
+        n, a, b, c = (int(s) for s in sizes)
+        h, wd, c = (b, c, a) if nchw else (a, b, c)
+        kh, kw, _, co = w.shape
+        oh, ow, (pt, pb, pl, pr) = geometry(h, wd, kh, kw, strides, dil, padding)
+        cdt = compute_dtype(dy.dtype)
+        w2 = w.reshape(kh * kw * c, co).astype(cdt, copy=False)
+        hp, wp = h + pt + pb, wd + pl + pr
+        # dcols and acc are channels-outer so the shifted adds run along contiguous rows;
+        # with many adds, batch-innermost buffers make the rows longer (OW*N when s=1).
+        if kh * kw >= 16:
+            dyt = np.ascontiguousarray(nhwc(dy, nchw).transpose(3, 1, 2, 0), dtype=cdt)
+            dcols = np.matmul(w2, dyt.reshape(co, -1)).reshape(kh, kw, c, oh, ow, n)
+            dcols = dcols.transpose(0, 1, 2, 5, 3, 4)
+            acc = scr.get("acc_n", (c, hp, wp, n), cdt).transpose(0, 3, 1, 2)
+        else:
+            dy2 = nhwc(dy, nchw).reshape(n * oh * ow, co).astype(cdt, copy=False)
+            dcols = np.matmul(w2, dy2.T).reshape(kh, kw, c, n, oh, ow)
+            acc = scr.get("acc", (c, n, hp, wp), cdt)
+        acc.fill(0)
+        for i in range(kh):
+            for j in range(kw):
+                r, q = i * dh, j * dw
+                acc[:, :, r:r + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw] += dcols[i, j]
+        dx = acc[:, :, pt:pt + h, pl:pl + wd]
+        # np.array always copies: the result must not alias the reused buffer.
+        return np.array(dx.transpose(1, 0, 2, 3) if nchw else dx.transpose(1, 2, 3, 0),
+                        dtype=dy.dtype, order="C")
+    return backprop_input
+
+
+# ------------------------------------------------------------------ conv op builders
+def _conv_attrs(strides, dilations, padding, nchw):
+    return {"strides": strides, "dilations": dilations, "padding": padding, "nchw": nchw}
+
+
+def _make_conv2d(x, w, attrs, name=None):
+    op_name = f"Conv2D '{name or 'Conv2D'}'"
+    nchw = attrs["nchw"]
+    n, _, _, c = split_shape(x.shape, nchw)
+    ws = w.shape.dims if w.shape.ndims is not None else (None,) * 4
+    if c is not None and ws[2] is not None and c != ws[2]:
+        raise ValueError(f"{op_name}: input channels {c} (input shape {x.shape}, "
+                         f"{'NCHW' if nchw else 'NHWC'}) do not match the filter's in_channels "
+                         f"{ws[2]} (filter shape {w.shape})")
+    oh, ow = static_out_hw(op_name, x.shape, ws[0], ws[1], attrs, "filter")
+    shape = nhwc_shape(nchw, n, oh, ow, ws[3]) if x.shape.ndims is not None else \
+        TensorShape([None, None, None, ws[3]] if not nchw else [None, ws[3], None, None])
+    return make_tensor("Conv2D", [x, w], x.dtype, shape, dict(attrs), name=name or "Conv2D")
+
+
+def _make_backprop_input(sizes, w, dy, attrs, shape, name=None):
+    return make_tensor("Conv2DBackpropInput", [sizes, w, dy], dy.dtype, shape, dict(attrs),
+                       name=name or "Conv2DBackpropInput")
+
+
+def _make_backprop_filter(x, sizes, dy, attrs, shape, name=None):
+    return make_tensor("Conv2DBackpropFilter", [x, sizes, dy], x.dtype, shape, dict(attrs),
+                       name=name or "Conv2DBackpropFilter")
+
+
+def _conv2d_grad(op, dy):
+    x, w = op.inputs
+    return [_make_backprop_input(shape_of(x), w, dy, op.attrs, x.shape),
+            _make_backprop_filter(x, shape_of(w), dy, op.attrs, w.shape)]
+
+
+def _backprop_input_grad(op, g):
+    _, w, dy = op.inputs
+    return [None, _make_backprop_filter(g, shape_of(w), dy, op.attrs, w.shape),
+            _make_conv2d(g, w, op.attrs)]
+
+
+def _backprop_filter_grad(op, g):
+    x, _, dy = op.inputs
+    return [_make_backprop_input(shape_of(x), g, dy, op.attrs, x.shape), None,
+            _make_conv2d(x, g, op.attrs)]
+
+
+register("Conv2D", kernel=_conv2d_kernel, grad=_conv2d_grad)
+register("Conv2DBackpropInput", kernel=_conv2d_backprop_input_kernel,
+         grad=_backprop_input_grad)
+register("Conv2DBackpropFilter", kernel=_conv2d_backprop_filter_kernel,
+         grad=_backprop_filter_grad)
+
+
+# ------------------------------------------------------------------ conv public API
+def _parse_conv(op_type, strides, padding, data_format, dilations, explicit=True):
+    nchw = parse_data_format(data_format, op_type)
+    if strides is None:
+        raise ValueError(f"{op_type}: strides must be given")
+    return _conv_attrs(parse_hw(strides, "strides", nchw, op_type),
+                       parse_hw(1 if dilations is None else dilations, "dilations", nchw, op_type),
+                       parse_padding(padding, nchw, op_type, explicit), nchw)
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+           data_format="NHWC", dilations=None, name=None, filters=None):
+    """2-D convolution of a 4-D ``input`` with a ``[KH, KW, C_in, C_out]`` ``filter``.
+
+    Args:
+        input: ``[N, H, W, C]`` (``NHWC``) or ``[N, C, H, W]`` (``NCHW``) float tensor.
+        filter: ``[KH, KW, C_in, C_out]`` tensor of the same dtype (``filters`` is the TF2
+            spelling).
+        strides: an int or a list of 1, 2 or 4 ints (4: in ``data_format`` order, batch
+            and channel entries 1).
+        padding: ``"SAME"``, ``"VALID"`` or explicit ``[[0, 0], [t, b], [l, r], [0, 0]]``.
+        data_format: ``"NHWC"`` (default) or ``"NCHW"``.
+        dilations: an int or list like ``strides``; default 1.
+        name: optional op name.
+
+    Returns:
+        The convolution, ``[N, OH, OW, C_out]`` (or NCHW).
+
+    Raises:
+        ValueError: bad padding, data_format, strides or ranks; input channels that do not
+            match the filter; a window larger than a ``VALID`` input.
+        TypeError: non-float inputs.
+    """
+    if filter is None:
+        filter = filters
+    if filter is None:
+        raise ValueError("Conv2D: the filter must be given (filter= or filters=)")
+    attrs = _parse_conv("Conv2D", strides, padding, data_format, dilations)
+    x = float_tensor(input, "Conv2D", "input")
+    w = float_tensor(filter, "Conv2D", "filter", dtype=x.dtype)
+    check_rank4(x, "Conv2D", "input")
+    check_rank4(w, "Conv2D", "filter")
+    return _make_conv2d(x, w, attrs, name)
+
+
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa
+                          padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
+                          dilations=None, name=None, filters=None):
+    """The gradient of ``conv2d`` with respect to its input (of shape ``input_sizes``)."""
+    if filter is None:
+        filter = filters
+    attrs = _parse_conv("Conv2DBackpropInput", strides, padding, data_format, dilations)
+    return _backprop_input_public("Conv2DBackpropInput", input_sizes, filter, out_backprop,
+                                  attrs, name)
+
+
+def _backprop_input_public(op_type, input_sizes, filter, out_backprop, attrs, name):  # noqa
+    dy = float_tensor(out_backprop, op_type, "out_backprop")
+    w = float_tensor(filter, op_type, "filter", dtype=dy.dtype)
+    check_rank4(dy, op_type, "out_backprop")
+    check_rank4(w, op_type, "filter")
+    sizes, static = sizes_tensor(input_sizes, op_type, "input_sizes")
+    nchw = attrs["nchw"]
+    n, h, wd, c = static[0], *((static[2], static[3], static[1]) if nchw else static[1:])
+    ws = w.shape.dims if w.shape.ndims is not None else (None,) * 4
+    dn, _, _, dc = split_shape(dy.shape, nchw)
+    op_name = f"{op_type} '{name or op_type}'"
+    if c is not None and ws[2] is not None and c != ws[2]:
+        raise ValueError(f"{op_name}: output channels {c} (shape {static}) do not match the "
+                         f"filter's dim 2 ({ws[2]}, filter shape {w.shape})")
+    if dc is not None and ws[3] is not None and dc != ws[3]:
+        raise ValueError(f"{op_name}: input channels {dc} (shape {dy.shape}) do not match "
+                         f"the filter's dim 3 ({ws[3]}, filter shape {w.shape})")
+    out_shape = nhwc_shape(nchw, n if n is not None else dn, h, wd, c)
+    oh, ow = static_out_hw(op_name, out_shape, ws[0], ws[1], attrs, "filter")
+    _, dh, dw, _ = split_shape(dy.shape, nchw)
+    if (None not in (oh, dh) and oh != dh) or (None not in (ow, dw) and ow != dw):
+        raise ValueError(f"{op_name}: output shape {static} convolved with filter "
+                         f"{w.shape} gives spatial size {oh}x{ow}, but the input has shape "
+                         f"{dy.shape}")
+    return _make_backprop_input(sizes, w, dy, attrs, out_shape, name)
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None,
+                           name=None):
+    """The gradient of ``conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
+    attrs = _parse_conv("Conv2DBackpropFilter", strides, padding, data_format, dilations)
+    x = float_tensor(input, "Conv2DBackpropFilter", "input")
+    dy = float_tensor(out_backprop, "Conv2DBackpropFilter", "out_backprop", dtype=x.dtype)
+    check_rank4(x, "Conv2DBackpropFilter", "input")
+    check_rank4(dy, "Conv2DBackpropFilter", "out_backprop")
+    sizes, static = sizes_tensor(filter_sizes, "Conv2DBackpropFilter", "filter_sizes")
+    return _make_backprop_filter(x, sizes, dy, attrs, TensorShape(static), name)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None):
+    """The transpose of ``conv2d`` (its gradient with respect to the input).
+
+    Args:
+        value: ``[N, H, W, C_in]`` (or NCHW) tensor.
+        filter: ``[KH, KW, C_out, C_in]`` tensor (note: output channels first).
+        output_shape: the 4 output sizes (list or 1-D int tensor), in ``data_format`` order.
+        strides, padding, data_format, dilations: as for ``conv2d`` (the forward conv
+            that maps ``output_shape`` to ``value``'s shape).
+    """
+    value = input if value is None else value
+    filter = filters if filter is None else filter
+    if value is None or filter is None or output_shape is None:
+        raise ValueError("conv2d_transpose: value, filter and output_shape must be given")
+    attrs = _parse_conv("conv2d_transpose", strides, padding, data_format, dilations,
+                        explicit=False)
+    return _backprop_input_public("conv2d_transpose", output_shape, filter, value, attrs, name)
+
+
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
+           "max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]

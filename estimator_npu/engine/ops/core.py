@@ -80,9 +80,10 @@ def _np_value(value, dtype):
                             f"'{type(value).__name__}' instead.")
         return np.array(value, dtype=dt.np), dt
     arr = np.asarray(value)
-    if arr.dtype == np.float64:
+    from_numpy = isinstance(value, (np.ndarray, np.generic))
+    if arr.dtype == np.float64 and not from_numpy:
         arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
-    elif arr.dtype == np.int64 and not isinstance(value, np.ndarray):
+    elif arr.dtype == np.int64 and not from_numpy:
         arr = arr.astype(np.int32)  # Python ints default to int32
     elif arr.dtype.kind in "SU":
         arr = arr.astype(object)

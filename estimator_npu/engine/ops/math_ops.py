@@ -212,7 +212,10 @@ def add_n(inputs, name=None):
 def _add_n(*xs):
     acc = np.add(xs[0], xs[1])
     for x in xs[2:]:
-        acc += x
+        if np.shape(x) == np.shape(acc):
+            acc += x
+        else:  # x broadcasts acc to a larger shape
+            acc = np.add(acc, x)
     return acc
 
 
@@ -572,7 +575,10 @@ def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
 
 def _red_kernel(fn):
     def factory(op, ctx):
-        return functools.partial(fn, axis=op.attrs["axis"], keepdims=op.attrs["keepdims"])
+        kw = {"axis": op.attrs["axis"], "keepdims": op.attrs["keepdims"]}
+        if op.inputs[0].dtype.is_integer:  # numpy would widen int32 sums to int64
+            kw["dtype"] = op.inputs[0].dtype.np
+        return functools.partial(fn, **kw)
     return factory
 
 
@@ -591,6 +597,10 @@ def _mean_kernel(op, ctx):
 
 
 def _mean(x, axis, keepdims):
+    if x.dtype.kind in "iu":  # integer mean truncates toward zero and keeps the dtype, as TF
+        total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        n = max(np.size(x) // max(np.size(total), 1), 1)
+        return (np.sign(total) * (np.abs(total) // n)).astype(x.dtype)
     return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype if x.dtype.kind == "f"
                    else None)
 
@@ -652,9 +662,20 @@ def _extreme_grad(op, dy):
 
 
 def _prod_grad(op, dy):
-    x, y = op.inputs[0], op.outputs[0]
+    # d prod / d x_i is the product of the other elements: y / x_i when no element is
+    # zero; when exactly one is zero, the product of the non-zeros at that element and 0
+    # elsewhere; 0 everywhere when two or more are zero (no 0 / 0).
+    from estimator_npu.engine.ops.array_ops import zeros_like
+    x = op.inputs[0]
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    return [broadcast_reduced(dy * y, x, axis, keepdims) / x]
+    is_zero = equal(x, 0.0)
+    n_zero = broadcast_reduced(reduce_sum(cast(is_zero, x.dtype), axis=axis,
+                                          keepdims=keepdims), x, axis, keepdims)
+    safe = where_(is_zero, ones_like_(x), x)
+    p = broadcast_reduced(reduce_prod(safe, axis=axis, keepdims=keepdims), x, axis, keepdims)
+    one_zero = where_(logical_and(is_zero, equal(n_zero, 1.0)), p, zeros_like(x))
+    others = where_(equal(n_zero, 0.0), p / safe, one_zero)
+    return [others * broadcast_reduced(dy, x, axis, keepdims)]
 
 
 register("Sum", kernel=_red_kernel(np.add.reduce), grad=_sum_grad)

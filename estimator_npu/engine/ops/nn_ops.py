@@ -210,10 +210,29 @@ def _xent_kernel(logits, labels):
 
 def _xent_grad(op, dloss, dback):
     logits, labels = op.inputs
-    d = array_ops.expand_dims(dloss, -1)
-    g_logits = d * op.outputs[1]
-    g_labels = d * negative_log_softmax(logits)
+    g_logits = g_labels = None
+    if dloss is not None:
+        d = array_ops.expand_dims(dloss, -1)
+        g_logits, g_labels = d * op.outputs[1], d * negative_log_softmax(logits)
+    if dback is not None:  # second derivatives flow through output 1,
+        s = softmax(logits)  # softmax(logits) * sum(labels) - labels
+        gs = math_ops.reduce_sum(dback * s, axis=-1, keepdims=True)
+        total = math_ops.reduce_sum(labels, axis=-1, keepdims=True)
+        g_logits = _add_grad(g_logits, s * (dback - gs) * total)
+        g_labels = _add_grad(g_labels, gs - dback)
     return [g_logits, g_labels]
+
+
+def _add_grad(a, b):
+    return b if a is None else a + b
+
+
+def _sparse_xent_grad(op, dloss, dback):
+    g = None if dloss is None else array_ops.expand_dims(dloss, -1) * op.outputs[1]
+    if dback is not None:  # output 1 is softmax(logits) - one_hot(labels)
+        s = softmax(op.inputs[0])
+        g = _add_grad(g, s * (dback - math_ops.reduce_sum(dback * s, axis=-1, keepdims=True)))
+    return [g, None]
 
 
 def negative_log_softmax(x):
@@ -256,8 +275,7 @@ def _sparse_xent_kernel(logits, labels):
 
 
 register("SparseSoftmaxCrossEntropyWithLogits", kernel=simple(_sparse_xent_kernel),
-         grad=lambda op, dloss, dback: [array_ops.expand_dims(dloss, -1) * op.outputs[1],
-                                        None])
+         grad=_sparse_xent_grad)
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -305,6 +323,10 @@ def _bias_add_kernel(op, ctx):
 def _bias_add_grad(op, dy):
     nchw = op.attrs["nchw"]
     nd = op.inputs[0].shape.ndims
+    if nd is None:  # unknown rank: NHWC's channel dim is last, so sum the rest away
+        if nchw:
+            raise ValueError(f"BiasAdd '{op.name}': NCHW gradient needs a known input rank")
+        return [dy, math_ops.sum_to_like(dy, op.inputs[1])]
     axes = [i for i in range(nd) if i != (1 if nchw else nd - 1)]
     return [dy, math_ops.reduce_sum(dy, axis=axes)]
 

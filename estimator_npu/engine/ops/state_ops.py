@@ -118,7 +118,8 @@ class Variable:
             self._variable = op.outputs[0]
             self._initial_value = init
             self._trainable = trainable
-            self._initializer_op = make_op("Assign", [init], [(dt, var_shape)], {"var": op},
+            self._initializer_op = make_op("Assign", [init], [(dt, var_shape)],
+                                           {"var": op, "is_initializer": True},
                                            name="Assign")
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]

@@ -1,0 +1,166 @@
+"""The dataset node protocol that every source and transformation implements.
+
+A public ``Dataset`` wraps one ``Node``. Nodes are immutable descriptions; iterating one
+needs an ``Env`` holding the values of the graph tensors the pipeline captured (a
+``from_tensor_slices(placeholder)`` source, a tensor ``batch_size``) and the per-iterator
+state (shuffle generators, caches). An iterator initializer evaluates the captured
+tensors in the session and starts ``node.elements(env)``::
+
+    env = Env(dict(zip(all_captures(node), values)))
+    it = node.elements(env)       # yields flat tuples of numpy arrays, one per element
+
+Fast path. A node whose elements are rows of fixed source arrays can also describe a pass
+as a stream of index vectors (``node.indexed(env) -> IndexStream``): from_tensor_slices,
+range, shuffle, repeat, take, skip, shard, cache and prefetch propagate it, and ``batch``
+then gathers each batch with one fancy-indexing per component instead of stacking
+``batch_size`` single elements.
+"""
+import numpy as np
+
+from estimator_npu import errors
+from estimator_npu.engine.graph import Tensor
+from estimator_npu.utils import validation
+
+
+class IndexStream:
+    """Rows of ``arrays`` (all with the same first dimension) picked by index vectors.
+
+    ``passes()`` starts one pass over the dataset and returns an iterator of 1-D int64
+    index chunks whose concatenation is the element order of that pass.
+    """
+
+    __slots__ = ("arrays", "passes")
+
+    def __init__(self, arrays, passes):
+        self.arrays = arrays
+        self.passes = passes
+
+
+class Env:
+    """Captured tensor values and per-iterator state for one iteration of a pipeline."""
+
+    __slots__ = ("values", "state")
+
+    def __init__(self, values=None):
+        self.values = values or {}
+        self.state = {}
+
+    def value(self, tensor):
+        return self.values[tensor]
+
+
+class Node:
+    """A dataset: static ``spec``, input nodes, captured tensors and two ways to iterate.
+
+    Subclasses set ``spec`` and ``inputs`` and implement ``iterate``; ``indexed`` returns
+    ``None`` unless the node supports the index fast path.
+    """
+
+    inputs = ()
+    spec = None
+    scalar_args = ()  # (name, int or Tensor, minimum, allowed extras), see ``scalar_arg``
+
+    def validate(self, env):
+        """Checks what can be checked before iterating (run by the initializer): the
+        values of tensor arguments and captured components."""
+        for n in self.inputs:
+            n.validate(env)
+        for name, value, minimum, allow in self.scalar_args:
+            resolve(env, name, value, minimum, allow)
+
+    def captures(self):
+        """Graph tensors this node itself reads (not those of its inputs)."""
+        return [v for _, v, _, _ in self.scalar_args if isinstance(v, Tensor)]
+
+    def iterate(self, env):
+        raise NotImplementedError
+
+    def indexed(self, env):
+        return None
+
+    def cheap(self, env):
+        """Whether producing an element costs about one copy of it (no per-element
+        Python work), so a prefetch thread's handoff would cost more than it saves."""
+        return False
+
+    def elements(self, env):
+        """Iterates the node, by gathering single rows when it is index-capable."""
+        ix = self.indexed(env)
+        if ix is None:
+            return self.iterate(env)
+        return _rows(ix)
+
+    @property
+    def name(self):
+        return type(self).__name__
+
+
+def _rows(ix):
+    arrays = ix.arrays
+    for chunk in ix.passes():
+        for i in chunk.tolist():
+            yield tuple(row_copy(a, i) for a in arrays)
+
+
+def row_copy(a, i):
+    """Row ``i`` of ``a`` as an array the caller owns."""
+    return a[i, ...].copy()
+
+
+def all_captures(node):
+    """The distinct tensors captured by ``node`` and its inputs, in a fixed order."""
+    seen, out, stack = set(), [], [node]
+    visited = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in visited:
+            continue
+        visited.add(id(n))
+        for t in n.captures():
+            if t not in seen:
+                seen.add(t)
+                out.append(t)
+        stack.extend(reversed(n.inputs))
+    return out
+
+
+# ---------------------------------------------------------------- scalar arguments
+AUTOTUNE = -1
+
+
+def scalar_arg(name, value, minimum=1, allow=()):
+    """Validates an int argument that may also be a scalar graph tensor.
+
+    Returns the Python int, or the Tensor (checked when the iterator is initialized).
+    ``allow`` lists extra accepted values (``-1`` for "all", ``AUTOTUNE``).
+    """
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        from estimator_npu.engine.ops.core import convert_to_tensor
+        t = convert_to_tensor(value)
+        if not t.dtype.is_integer:
+            raise TypeError(f"{name} must be an integer tensor, got dtype {t.dtype.name}")
+        if t.shape.dims is not None and t.shape.dims != ():
+            raise ValueError(f"{name} must be a scalar, got a tensor of shape {t.shape}")
+        return t
+    value = validation.check_int(name, value)
+    if value in allow:
+        return value
+    if minimum == 0:
+        return validation.check_non_negative_int(name, value)
+    if minimum == 1:
+        return validation.check_positive_int(name, value)
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
+    return value
+
+
+def resolve(env, name, value, minimum=1, allow=()):
+    """The value of a ``scalar_arg`` in ``env``; a bad tensor value raises
+    ``InvalidArgumentError`` naming the argument."""
+    if not isinstance(value, Tensor):
+        return value
+    v = int(np.asarray(env.value(value)))
+    if v < minimum and v not in allow:
+        raise errors.InvalidArgumentError(
+            None, None, f"{name} must be >= {minimum}, got {v} (fed to {value.name})")
+    return v

@@ -1,0 +1,54 @@
+"""``estimator_npu.train``: the TF1 ``tf.train`` names of the training layer.
+
+Optimizers (public TF1 classes over the pure rules of ``update_rules``), learning-rate
+schedules, the global step, ``Saver`` and checkpoint files, summaries, ``Coordinator``
+and ``Supervisor``. The session-run hook names (``tf.train.SessionRunHook``,
+``CheckpointSaverHook``, ``MonitoredTrainingSession`` ...) live in the hooks layer, above
+this one; they are re-exported here lazily (PEP 562 ``__getattr__``) so that no module
+of this layer imports ``estimator_npu.hooks``.
+"""
+from estimator_npu.train import update_rules  # noqa: F401
+from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState,  # noqa
+                                               NewCheckpointReader, checkpoint_exists,
+                                               get_checkpoint_mtimes, get_checkpoint_state,
+                                               latest_checkpoint, list_variables,
+                                               load_checkpoint, load_variable,
+                                               update_checkpoint_state)
+from estimator_npu.train.coordinator import Coordinator  # noqa: F401
+from estimator_npu.train.learning_rate_decay import (cosine_decay, exponential_decay,  # noqa
+                                                     inverse_time_decay, linear_warmup,
+                                                     natural_exp_decay, piecewise_constant,
+                                                     polynomial_decay)
+from estimator_npu.train.optimizer import Optimizer  # noqa: F401
+from estimator_npu.train.optimizers import (AdagradOptimizer, AdamOptimizer,  # noqa: F401
+                                            GradientDescentOptimizer, LAMBOptimizer,
+                                            MomentumOptimizer, RMSPropOptimizer)
+from estimator_npu.train.saver import Saver  # noqa: F401
+from estimator_npu.train.summary_writer import summary_iterator  # noqa: F401
+from estimator_npu.train.supervisor import Supervisor  # noqa: F401
+from estimator_npu.train.training_util import (assert_global_step,  # noqa: F401
+                                               create_global_step, get_global_step,
+                                               get_or_create_global_step, global_step)
+
+# TF1 ``tf.train`` names defined by ``estimator_npu.hooks``, resolved on first access.
+_HOOK_NAMES = frozenset([
+    "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+    "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook", "StepCounterHook",
+    "LoggingTensorHook", "StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError",
+    "FinalOpsHook", "FeedFnHook", "ProfilerHook", "SecondOrStepTimer", "MonitoredSession",
+    "SingularMonitoredSession", "MonitoredTrainingSession", "Scaffold",
+    "ChiefSessionCreator", "WorkerSessionCreator",
+])
+
+__all__ = sorted(n for n in dir() if not n.startswith("_"))
+
+
+def __getattr__(name):
+    if name in _HOOK_NAMES:
+        from estimator_npu import hooks  # the one upward reference, resolved lazily
+        return getattr(hooks, name)
+    raise AttributeError(f"module 'estimator_npu.train' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(__all__) | _HOOK_NAMES)

@@ -1,0 +1,270 @@
+"""``Saver``: saves and restores variables of a session to checkpoint files.
+
+The saver reads and writes each variable's value in the session directly (no graph ops),
+so it works on finalized graphs and can restore variables that were never initialized::
+
+    saver = tf.train.Saver(max_to_keep=5)
+    path = saver.save(sess, os.path.join(model_dir, "model.ckpt"), global_step=step)
+    # -> ".../model.ckpt-100"; files model.ckpt-100.index, .data-00000-of-00001, .meta
+    saver.restore(sess, tf.train.latest_checkpoint(model_dir))
+
+Save order: data file, index, meta graph, then the ``checkpoint`` state file, each
+atomically (see ``checkpoint_io``); only then are checkpoints beyond ``max_to_keep``
+deleted. A save that fails part-way leaves the previous latest checkpoint and the state
+file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
+before it changes any variable.
+"""
+import json
+import os
+import time
+
+import numpy as np
+
+from estimator_npu import errors
+from estimator_npu.engine.graph import GraphKeys, Tensor, get_default_graph
+from estimator_npu.engine.ops.state_ops import Variable
+from estimator_npu.train import checkpoint_io
+from estimator_npu.train.training_util import global_step as _global_step_value
+from estimator_npu.utils import logging, validation
+
+
+def _variable(v):
+    if isinstance(v, Variable):
+        return v
+    if isinstance(v, Tensor) and v.op.type == "VariableV2":
+        obj = getattr(v.op, "_variable_object", None)
+        if obj is not None:
+            return obj
+    raise TypeError(f"Saver var_list entries must be Variables, got {type(v).__name__}: {v!r}")
+
+
+def _raw_session(sess):
+    """The ``Session`` holding the variable values (unwraps monitored sessions)."""
+    if hasattr(sess, "store"):
+        return sess
+    raw = getattr(sess, "raw_session", None)
+    if raw is not None:
+        return raw()
+    raise TypeError(f"sess must be a Session, got {type(sess).__name__}")
+
+
+def _var_dict(var_list):
+    if var_list is None:
+        var_list = get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)
+    if isinstance(var_list, dict):
+        items = [(validation.check_type("var_list key", k, str), _variable(v))
+                 for k, v in var_list.items()]
+    else:
+        if isinstance(var_list, (Variable, Tensor)):
+            var_list = [var_list]
+        items = [(v.op.name, v) for v in (_variable(x) for x in var_list)]
+    out = {}
+    for name, v in items:
+        if name in out:
+            if out[name] is v:
+                continue
+            raise ValueError(f"At least two variables have the same name: {name}")
+        out[name] = v
+    return out
+
+
+class Saver:
+    """Saves and restores variables (TF1 ``tf.train.Saver``).
+
+    Args:
+        var_list: variables to save: a list, or a dict ``checkpoint name -> variable``
+            (default: all global variables at construction).
+        max_to_keep: number of recent checkpoints to keep; ``None`` or 0 keeps every file
+            (and the state file then names only the latest).
+        keep_checkpoint_every_n_hours: additionally keep one checkpoint per this many
+            hours among those ``max_to_keep`` would delete.
+        save_relative_paths: write paths relative to the save directory in the state file.
+        allow_empty: allow a saver with no variables (``save`` then returns ``None``).
+    """
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None,
+                 restore_sequentially=False, saver_def=None, builder=None,
+                 defer_build=False, allow_empty=False, write_version=2,
+                 pad_step_number=False, save_relative_paths=True, filename=None):
+        if max_to_keep is not None:
+            validation.check_non_negative_int("max_to_keep", max_to_keep)
+        self._max_to_keep = max_to_keep or 0
+        self._keep_hours = validation.check_positive_number(
+            "keep_checkpoint_every_n_hours", keep_checkpoint_every_n_hours)
+        self._save_relative_paths = validation.check_bool("save_relative_paths",
+                                                          save_relative_paths)
+        self._pad_step_number = bool(pad_step_number)
+        self._var_dict = _var_dict(var_list)
+        self._allow_empty = allow_empty
+        if not self._var_dict and not allow_empty:
+            raise ValueError("No variables to save")
+        self._name = name or "save"
+        self._filename = filename
+        self._last_checkpoints = []          # [(prefix, timestamp)], oldest first
+        self._next_keep_time = time.time() + self._keep_hours * 3600
+        self._last_preserved = 0.0
+
+    # ------------------------------------------------------------------ bookkeeping
+    @property
+    def last_checkpoints(self):
+        """Prefixes of the kept checkpoints, oldest first."""
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        self.set_last_checkpoints_with_time([(p, time.time()) for p in last_checkpoints])
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time):
+        self._last_checkpoints = [(p, float(t)) for p, t in last_checkpoints_with_time]
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        """Adopts the existing checkpoints among ``checkpoint_paths`` (so ``max_to_keep``
+        also counts the checkpoints of an earlier run)."""
+        paths = [p for p in checkpoint_paths if checkpoint_io.checkpoint_exists(p)]
+        self.set_last_checkpoints_with_time(
+            list(zip(paths, checkpoint_io.get_checkpoint_mtimes(paths))))
+
+    def build(self):
+        """No graph is built: kept for TF1 compatibility."""
+
+    def _record(self, path):
+        """Adds ``path``; returns the checkpoints that fall out of the kept list."""
+        now = time.time()
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
+        self._last_checkpoints.append((path, now))
+        if not self._max_to_keep:
+            return []
+        drop = self._last_checkpoints[:-self._max_to_keep]
+        self._last_checkpoints = self._last_checkpoints[-self._max_to_keep:]
+        delete = []
+        for p, t in drop:
+            if t > self._next_keep_time:
+                self._next_keep_time += self._keep_hours * 3600
+                self._last_preserved = t
+                continue
+            delete.append(p)
+        return delete
+
+    # ------------------------------------------------------------------ save
+    def _values(self, sess):
+        sess = _raw_session(sess)
+        out = {}
+        for name, v in self._var_dict.items():
+            if v.graph is not sess.graph:
+                raise ValueError(f"Variable {v.op.name} is not an element of the session's "
+                                 "graph.")
+            value = sess.store(v.op).value
+            if value is None:
+                raise errors.FailedPreconditionError(
+                    None, v.op, f"Attempting to use uninitialized value {v.op.name}")
+            out[name] = value
+        return out
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None,
+             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
+             strip_default_attrs=False, save_debug_info=False):
+        """Saves the variables of ``sess`` to ``<save_path>-<global_step>``.
+
+        Returns:
+            The checkpoint prefix written (``None`` for an empty saver).
+
+        Raises:
+            ValueError: the parent directory of ``save_path`` does not exist, or
+                ``latest_filename`` contains a directory.
+            errors.FailedPreconditionError: a variable is not initialized.
+        """
+        validation.check_type("save_path", save_path, (str, os.PathLike))
+        save_path = os.fspath(save_path)
+        latest_filename = latest_filename or "checkpoint"
+        if os.path.split(latest_filename)[0]:
+            raise ValueError("'latest_filename' must not contain path components, got "
+                             f"{latest_filename!r}")
+        if global_step is not None:
+            step = global_step if isinstance(global_step, (int, np.integer)) else \
+                _global_step_value(sess, global_step)
+            path = f"{save_path}-{int(step):08d}" if self._pad_step_number else \
+                f"{save_path}-{int(step)}"
+        else:
+            path = save_path
+        save_dir = os.path.dirname(path)
+        if save_dir and not os.path.isdir(save_dir):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        if not self._var_dict:
+            return None
+        checkpoint_io.write_checkpoint(path, self._values(sess))
+        if write_meta_graph:
+            self._write_meta(path + "." + meta_graph_suffix)
+        if write_state:
+            delete = self._record(path)
+            checkpoint_io.update_checkpoint_state(
+                save_dir or ".", path, self.last_checkpoints, latest_filename,
+                [t for _, t in self._last_checkpoints], self._last_preserved,
+                self._save_relative_paths)
+            for p in delete:
+                checkpoint_io.delete_checkpoint(p, meta_graph_suffix)
+        return path
+
+    def _write_meta(self, path):
+        meta = {"variables": [{"name": n, "op": v.op.name, "shape": v.shape.as_list()
+                               if v.shape.dims is not None else None,
+                               "dtype": v.dtype.name, "trainable": v.trainable}
+                              for n, v in sorted(self._var_dict.items())]}
+        checkpoint_io.atomic_write(path, [json.dumps(meta, indent=1).encode()])
+
+    def export_meta_graph(self, filename=None, **kwargs):
+        """Writes the variable list as JSON to ``filename`` (the graph is not exported)."""
+        if filename:
+            self._write_meta(filename)
+
+    # ------------------------------------------------------------------ restore
+    def restore(self, sess, save_path):
+        """Restores every variable of this saver in ``sess`` from ``save_path``.
+
+        Raises:
+            ValueError: ``save_path`` is ``None`` or not a checkpoint.
+            errors.NotFoundError: a variable is missing from the checkpoint.
+            errors.InvalidArgumentError: a shape or dtype differs.
+            errors.DataLossError: the checkpoint is corrupted.
+        """
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        save_path = os.fspath(save_path)
+        if not checkpoint_io.checkpoint_exists(save_path):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        logging.info("Restoring parameters from %s", save_path)
+        reader = checkpoint_io.CheckpointReader(save_path)
+        shapes = reader.get_variable_to_shape_map()
+        kinds = reader.get_variable_to_dtype_map()
+        for name, v in self._var_dict.items():
+            if name not in shapes:
+                raise errors.NotFoundError(None, v.op, f"Key {name} not found in checkpoint "
+                                           f"{save_path} (variable {v.op.name})")
+            if not v.shape.is_compatible_with(shapes[name]):
+                raise errors.InvalidArgumentError(
+                    None, v.op, f"Shape mismatch restoring variable {v.op.name} from "
+                    f"checkpoint {save_path}: the graph has shape {v.shape.as_list()} and "
+                    f"the checkpoint has shape {shapes[name]}")
+            if kinds[name] != v.dtype:
+                raise errors.InvalidArgumentError(
+                    None, v.op, f"Dtype mismatch restoring variable {v.op.name} from "
+                    f"checkpoint {save_path}: the graph has {v.dtype.name} and the "
+                    f"checkpoint has {kinds[name].name}")
+        values = reader.read_all()
+        sess = _raw_session(sess)
+        for name, v in self._var_dict.items():
+            store = sess.store(v.op)
+            arr = values[name]
+            cur = store.value
+            if cur is not None and cur.shape == arr.shape and cur.dtype == arr.dtype:
+                np.copyto(cur, arr)
+            else:
+                store.value = np.array(arr, dtype=v.dtype.np)
+
+    def to_proto(self, export_scope=None):
+        return None
+
+    def as_saver_def(self):
+        return None
+
+
+__all__ = ["Saver"]

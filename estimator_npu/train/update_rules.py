@@ -1,0 +1,303 @@
+"""Pure optimizer update rules on numpy arrays (the math behind the TF1 optimizer classes).
+
+A rule holds only constant configuration (``use_nesterov``, ``centered``, the LAMB
+exclusion patterns); all state is explicit arrays::
+
+    rule = Adam()
+    state = rule.init(param)                            # {"m": zeros, "v": zeros}
+    state.update(rule.init_scalars(hyper))              # {"beta1_power": 0-d array, ...}
+    for step in range(n):
+        rule.update(param, grad, state, hyper)          # param and state change in place
+        rule.finish(state, hyper)                       # once per step: shared scalars
+
+* ``slots``: ``(name, fill)`` of the per-parameter state arrays, in TF1 creation order
+  (they become the slot variables ``<var>/Adam``, ``<var>/Adam_1`` ...).
+* ``scalars``: names of state shared by all parameters of one optimizer (Adam's
+  ``beta1_power``/``beta2_power``); ``init_scalars(hyper)`` gives their initial values and
+  ``finish(state, hyper)`` advances them once per step, after every ``update``.
+* ``update(param, grad, state, hyper, work=None)`` computes one step in place. ``hyper``
+  maps hyper-parameter names to Python floats. ``work`` is the rule's preallocated
+  workspace (``workspace(param, layout, scratch)``: scratch buffers shaped like
+  ``param`` and anything precomputed from the layout); without it the rule allocates one.
+* ``n_ops``: about how many numpy calls one ``update`` makes (for the optimizer's choice
+  between flat and per-tensor application).
+
+The optimizer applies a rule to flat buffers holding every parameter of one dtype back
+to back, so each rule is a handful of whole-buffer numpy calls with ``out=`` and no
+allocation. A ``Layout`` says where each tensor lives in such a buffer; rules whose math
+is per tensor (LAMB's trust ratio) read it from ``work["layout"]``.
+"""
+import math
+import re
+
+import numpy as np
+
+
+class Layout:
+    """Where each named tensor lives in a flat buffer: ``names``, ``shapes``, ``offsets``."""
+
+    __slots__ = ("names", "shapes", "offsets", "sizes", "size")
+
+    def __init__(self, names, shapes):
+        self.names = list(names)
+        self.shapes = [tuple(s) for s in shapes]
+        self.sizes = [int(np.prod(s, dtype=np.int64)) for s in self.shapes]
+        self.offsets = []
+        total = 0
+        for n in self.sizes:
+            self.offsets.append(total)
+            total += n
+        self.size = total
+
+    def views(self, flat):
+        """Reshaped views of ``flat``, one per tensor."""
+        return [flat[o:o + n].reshape(s)
+                for o, n, s in zip(self.offsets, self.sizes, self.shapes)]
+
+    def segment_ids(self):
+        """An int array giving, per element of the flat buffer, the index of its tensor."""
+        return np.repeat(np.arange(len(self.sizes), dtype=np.intp), self.sizes)
+
+
+class UpdateRule:
+    """Base class: see the module docstring for the protocol."""
+
+    slots = ()
+    scalars = ()
+    n_scratch = 1
+    n_ops = 2
+
+    def init(self, param):
+        """Fresh per-parameter state arrays shaped like ``param``."""
+        return {name: np.full_like(param, fill) for name, fill in self.slots}
+
+    def init_scalars(self, hyper):
+        """Initial values (Python floats) of the shared scalars."""
+        return {}
+
+    def workspace(self, param, layout=None, scratch=None):
+        """The ``work`` argument of ``update``: ``n_scratch`` buffers shaped like ``param``
+        (``scratch`` if given, else new) and the ``layout`` of ``param``."""
+        if layout is None:
+            layout = Layout([""], [np.shape(param)])
+        if scratch is None:
+            scratch = [np.empty_like(param) for _ in range(self.n_scratch)]
+        return {"scratch": list(scratch), "layout": layout}
+
+    def update(self, param, grad, state, hyper, work=None):
+        raise NotImplementedError
+
+    def finish(self, state, hyper):
+        """Advances the shared scalars once per step (after all ``update`` calls)."""
+
+    def _scratch(self, param, work):
+        return (work if work is not None else self.workspace(param))["scratch"]
+
+
+class GradientDescent(UpdateRule):
+    """``p -= lr * g``."""
+
+    def update(self, param, grad, state, hyper, work=None):
+        t = self._scratch(param, work)[0]
+        np.multiply(grad, hyper["learning_rate"], out=t)
+        np.subtract(param, t, out=param)
+
+
+class Momentum(UpdateRule):
+    """``a = mu * a + g``; ``p -= lr * a`` (Nesterov: ``p -= lr * (g + mu * a)``)."""
+
+    slots = (("momentum", 0.0),)
+
+    def __init__(self, use_nesterov=False):
+        self.use_nesterov = bool(use_nesterov)
+        self.n_ops = 6 if self.use_nesterov else 4
+
+    def update(self, param, grad, state, hyper, work=None):
+        t = self._scratch(param, work)[0]
+        a = state["momentum"]
+        lr, mu = hyper["learning_rate"], hyper["momentum"]
+        np.multiply(a, mu, out=a)
+        np.add(a, grad, out=a)
+        if self.use_nesterov:
+            np.multiply(a, mu, out=t)
+            np.add(t, grad, out=t)
+            np.multiply(t, lr, out=t)
+        else:
+            np.multiply(a, lr, out=t)
+        np.subtract(param, t, out=param)
+
+
+class Adam(UpdateRule):
+    """TF1 Adam: bias correction folded into the step size, epsilon outside the sqrt.
+
+    ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``; ``m = b1 m + (1 - b1) g``;
+    ``v = b2 v + (1 - b2) g^2``; ``p -= lr_t * m / (sqrt(v) + epsilon)``. ``beta1^t`` and
+    ``beta2^t`` are the shared scalars ``beta1_power``/``beta2_power`` (start at beta).
+    """
+
+    slots = (("m", 0.0), ("v", 0.0))
+    scalars = ("beta1_power", "beta2_power")
+    n_ops = 12
+
+    def init_scalars(self, hyper):
+        return {"beta1_power": hyper["beta1"], "beta2_power": hyper["beta2"]}
+
+    def update(self, param, grad, state, hyper, work=None):
+        t = self._scratch(param, work)[0]
+        m, v = state["m"], state["v"]
+        b1, b2 = hyper["beta1"], hyper["beta2"]
+        b1p, b2p = float(state["beta1_power"]), float(state["beta2_power"])
+        lr_t = hyper["learning_rate"] * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+        np.multiply(m, b1, out=m)
+        np.multiply(grad, 1.0 - b1, out=t)
+        np.add(m, t, out=m)
+        np.multiply(v, b2, out=v)
+        np.multiply(grad, grad, out=t)
+        np.multiply(t, 1.0 - b2, out=t)
+        np.add(v, t, out=v)
+        np.sqrt(v, out=t)
+        np.add(t, hyper["epsilon"], out=t)
+        np.divide(m, t, out=t)
+        np.multiply(t, lr_t, out=t)
+        np.subtract(param, t, out=param)
+
+    def finish(self, state, hyper):
+        b1p, b2p = state["beta1_power"], state["beta2_power"]
+        b1p[()] = b1p[()] * hyper["beta1"]
+        b2p[()] = b2p[()] * hyper["beta2"]
+
+
+class RMSProp(UpdateRule):
+    """TF1 RMSProp (epsilon inside the sqrt; ``rms`` starts at ones).
+
+    ``ms = rho ms + (1 - rho) g^2``; centered: ``mg = rho mg + (1 - rho) g`` and
+    ``denom = ms - mg^2 + eps`` else ``denom = ms + eps``;
+    ``mom = momentum * mom + lr * g / sqrt(denom)``; ``p -= mom``.
+    """
+
+    n_scratch = 2
+
+    def __init__(self, centered=False):
+        self.centered = bool(centered)
+        self.n_ops = 17 if self.centered else 12
+        self.slots = ((("rms", 1.0), ("mg", 0.0), ("momentum", 0.0)) if self.centered
+                      else (("rms", 1.0), ("momentum", 0.0)))
+
+    def update(self, param, grad, state, hyper, work=None):
+        t, t2 = self._scratch(param, work)
+        ms, mom = state["rms"], state["momentum"]
+        rho = hyper["decay"]
+        np.multiply(ms, rho, out=ms)
+        np.multiply(grad, grad, out=t)
+        np.multiply(t, 1.0 - rho, out=t)
+        np.add(ms, t, out=ms)
+        if self.centered:
+            mg = state["mg"]
+            np.multiply(mg, rho, out=mg)
+            np.multiply(grad, 1.0 - rho, out=t2)
+            np.add(mg, t2, out=mg)
+            np.multiply(mg, mg, out=t2)
+            np.subtract(ms, t2, out=t)
+            np.add(t, hyper["epsilon"], out=t)
+        else:
+            np.add(ms, hyper["epsilon"], out=t)
+        np.sqrt(t, out=t)
+        np.divide(grad, t, out=t)
+        np.multiply(t, hyper["learning_rate"], out=t)
+        np.multiply(mom, hyper["momentum"], out=mom)
+        np.add(mom, t, out=mom)
+        np.subtract(param, mom, out=param)
+
+
+class Adagrad(UpdateRule):
+    """``acc += g^2``; ``p -= lr * g / sqrt(acc)`` (``acc`` starts at the initial value)."""
+
+    n_ops = 6
+
+    def __init__(self, initial_accumulator_value=0.1):
+        self.slots = (("accumulator", float(initial_accumulator_value)),)
+
+    def update(self, param, grad, state, hyper, work=None):
+        t = self._scratch(param, work)[0]
+        acc = state["accumulator"]
+        np.multiply(grad, grad, out=t)
+        np.add(acc, t, out=acc)
+        np.sqrt(acc, out=t)
+        np.divide(grad, t, out=t)
+        np.multiply(t, hyper["learning_rate"], out=t)
+        np.subtract(param, t, out=param)
+
+
+class LAMB(UpdateRule):
+    """LAMB as in the BERT reference optimizer (no bias correction).
+
+    ``m = b1 m + (1 - b1) g``; ``v = b2 v + (1 - b2) g^2``;
+    ``u = m / (sqrt(v) + eps) + wd * p`` (the decay term only for tensors whose name
+    matches none of ``exclude_from_weight_decay``); per tensor ``r = ||p|| / ||u||`` when
+    both norms are positive, else 1; ``p -= lr * r * u``.
+    """
+
+    slots = (("m", 0.0), ("v", 0.0))
+    n_scratch = 2
+    n_ops = 24
+
+    def __init__(self, exclude_from_weight_decay=None):
+        self.exclude_from_weight_decay = tuple(exclude_from_weight_decay or ())
+
+    def uses_weight_decay(self, name):
+        """False when ``name`` matches one of the exclusion regexes (``re.search``)."""
+        return not any(re.search(p, name) for p in self.exclude_from_weight_decay)
+
+    def workspace(self, param, layout=None, scratch=None):
+        work = super().workspace(param, layout, scratch)
+        layout = work["layout"]
+        decay = np.array([self.uses_weight_decay(n) for n in layout.names], dtype=bool)
+        work["offsets"] = np.array(layout.offsets, dtype=np.intp)
+        work["segment_ids"] = layout.segment_ids() if len(layout.names) > 1 else None
+        work["decay_mask"] = (None if decay.all() else
+                              np.repeat(decay, layout.sizes).astype(np.asarray(param).dtype))
+        work["any_decay"] = bool(decay.any())
+        return work
+
+    def update(self, param, grad, state, hyper, work=None):
+        if work is None:
+            work = self.workspace(param)
+        u, t = work["scratch"]
+        m, v = state["m"], state["v"]
+        b1, b2 = hyper["beta1"], hyper["beta2"]
+        np.multiply(m, b1, out=m)
+        np.multiply(grad, 1.0 - b1, out=u)
+        np.add(m, u, out=m)
+        np.multiply(v, b2, out=v)
+        np.multiply(grad, grad, out=u)
+        np.multiply(u, 1.0 - b2, out=u)
+        np.add(v, u, out=v)
+        np.sqrt(v, out=u)
+        np.add(u, hyper["epsilon"], out=u)
+        np.divide(m, u, out=u)
+        wd = hyper["weight_decay_rate"]
+        if wd and work["any_decay"]:
+            np.multiply(param, wd, out=t)
+            if work["decay_mask"] is not None:
+                np.multiply(t, work["decay_mask"], out=t)
+            np.add(u, t, out=u)
+        flat_u, flat_t, flat_p = u.reshape(-1), t.reshape(-1), np.asarray(param).reshape(-1)
+        offsets = work["offsets"]
+        np.multiply(flat_p, flat_p, out=flat_t)
+        w_norm = np.sqrt(np.add.reduceat(flat_t, offsets, dtype=np.float64))
+        np.multiply(flat_u, flat_u, out=flat_t)
+        u_norm = np.sqrt(np.add.reduceat(flat_t, offsets, dtype=np.float64))
+        ok = (w_norm > 0) & (u_norm > 0)
+        ratio = np.ones_like(w_norm)
+        np.divide(w_norm, u_norm, out=ratio, where=ok)
+        np.multiply(ratio, hyper["learning_rate"], out=ratio)
+        if work["segment_ids"] is None:
+            np.multiply(u, float(ratio[0]), out=u)
+        else:
+            np.take(ratio, work["segment_ids"], out=flat_t, mode="clip")  # "raise" buffers
+            np.multiply(u, t, out=u)
+        np.subtract(param, u, out=param)
+
+
+__all__ = ["Layout", "UpdateRule", "GradientDescent", "Momentum", "Adam", "RMSProp",
+           "Adagrad", "LAMB"]
