@@ -40,8 +40,8 @@ def numpy_step_factory(x, y):
         loss = -np.sum(y * np.log(z)) / n
         z -= y
         z *= np.float32(LR) / n
-        w -= x.T @ z
-        b -= z.sum(axis=0)
+        np.subtract(w, x.T @ z, out=w)
+        np.subtract(b, z.sum(axis=0), out=b)
         return loss
     return step, (w, b)
 

@@ -56,6 +56,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
             name = _unique_scope_name(g, parent, default_name)
         else:
             name = name_or_scope
+            _count_scope(g, parent, name)
         full = parent.name + "/" + name if parent.name else name
     if reuse is False:
         reuse = None
@@ -76,11 +77,21 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
 
 
 def _unique_scope_name(g, parent, base):
+    """``base``, ``base_1``, ... counting every scope of that name opened so far (TF1)."""
     counts = g.__dict__.setdefault("_var_scope_counts", {})
-    key = (parent.name, base)
-    i = counts.get(key, 0)
-    counts[key] = i + 1
-    return base if i == 0 else f"{base}_{i}"
+    i = counts.get((parent.name, base), 0)
+    name = base if i == 0 else f"{base}_{i}"
+    while (parent.name, name) in counts:
+        i += 1
+        name = f"{base}_{i}"
+    counts[(parent.name, base)] = i + 1
+    counts.setdefault((parent.name, name), 1)
+    return name
+
+
+def _count_scope(g, parent, name):
+    counts = g.__dict__.setdefault("_var_scope_counts", {})
+    counts[(parent.name, name)] = counts.get((parent.name, name), 0) + 1
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,

@@ -247,6 +247,25 @@ def test_conv2d_transpose_is_the_input_gradient():
     np.testing.assert_allclose(b, conv_grads_ref(x, w, dy, (2, 2), "SAME")[0], atol=1e-12)
 
 
+def test_public_backprop_functions_match_gradients():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 8, 7))
+    w = rng.standard_normal((3, 3, 3, 4))
+    dy = rng.standard_normal((2, 4, 4, 4))
+    xt, wt, dyt = const(x), const(w), const(dy)
+    kw = dict(strides=[1, 1, 2, 2], padding="SAME", data_format="NCHW")
+    gx, gw = tf.gradients(tf.nn.conv2d(xt, wt, **kw), [xt, wt], grad_ys=dyt)
+    bx = tf.nn.conv2d_backprop_input([2, 3, 8, 7], wt, dyt, **kw)
+    bw = tf.nn.conv2d_backprop_filter(xt, tf.constant([3, 3, 3, 4]), dyt, **kw)
+    assert bx.shape == x.shape and bw.shape == w.shape
+    got = run([gx, gw, bx, bw])
+    np.testing.assert_allclose(got[2], got[0], atol=1e-12)
+    np.testing.assert_allclose(got[3], got[1], atol=1e-12)
+    ex, ew = conv_grads_ref(to_nhwc(x), w, to_nhwc(dy), (2, 2), "SAME")
+    np.testing.assert_allclose(to_nhwc(got[2]), ex, atol=1e-12)
+    np.testing.assert_allclose(got[3], ew, atol=1e-12)
+
+
 def test_results_do_not_alias_reused_buffers():
     # Kernels reuse work buffers across runs; a returned array must never be one of them.
     rng = np.random.default_rng(8)

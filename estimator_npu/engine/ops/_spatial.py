@@ -100,8 +100,10 @@ def sizes_tensor(sizes, op_name, what):
             raise ValueError(f"{op_name}: {what} must have 4 elements, got {list(sizes)}")
         return constant(vals, dtype=dtypes.int32), vals
     t = convert_to_tensor(sizes)
-    if not t.dtype.is_integer or t.shape.ndims not in (None, 1):
-        raise ValueError(f"{op_name}: {what} must be a 1-D integer tensor, got {t}")
+    if not t.dtype.is_integer or t.shape.ndims not in (None, 1) or \
+            t.shape.ndims == 1 and t.shape[0] not in (None, 4):
+        raise ValueError(f"{op_name}: {what} must be a 1-D integer tensor of 4 sizes, got "
+                         f"{t}")
     static = array_ops._static_ints(t, what, op_name)
     return t, (static if static is not None else [None] * 4)
 

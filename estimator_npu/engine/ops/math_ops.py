@@ -5,6 +5,7 @@ import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
+from estimator_npu.engine.ops import _fast
 from estimator_npu.engine.ops.core import (broadcast_shape, convert_to_tensor, make_op,
                                            make_tensor)
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
@@ -592,7 +593,13 @@ def _mean_kernel(op, ctx):
         for a in (range(len(dims)) if axis is None else axis):
             n *= dims[a]
         scale = x.dtype.np.type(1.0 / max(n, 1))
-        return lambda v: reduce(v, axis=axis, keepdims=keepdims) * scale
+        total = _fast.make_sum(axis, keepdims, x.shape.ndims, True)
+        return lambda v: total(v) * scale
+    if x.dtype.is_floating:
+        def mean(v):
+            r = reduce(v, axis=axis, keepdims=keepdims)
+            return r * v.dtype.type(np.size(r) / max(v.size, 1))
+        return mean
     return functools.partial(_mean, axis=axis, keepdims=keepdims)
 
 
@@ -630,7 +637,9 @@ def _broadcast_reduced(dy, x, axis, keepdims, mean):
         for a in axes:
             n *= xs[a]
         dy = dy / np.asarray(max(n, 1), dtype=np.result_type(dy))
-    return np.broadcast_to(dy, xs)
+    out = np.empty(xs, dtype=np.result_type(dy))
+    out[...] = dy
+    return out
 
 
 def _broadcast_reduced_grad(op, g):
@@ -640,7 +649,7 @@ def _broadcast_reduced_grad(op, g):
 
 
 register("BroadcastReduced", kernel=with_attrs(_broadcast_reduced, "axis", "keepdims", "mean"),
-         grad=_broadcast_reduced_grad, may_alias=True)
+         grad=_broadcast_reduced_grad)
 
 
 def _sum_grad(op, dy):
@@ -678,7 +687,13 @@ def _prod_grad(op, dy):
     return [others * broadcast_reduced(dy, x, axis, keepdims)]
 
 
-register("Sum", kernel=_red_kernel(np.add.reduce), grad=_sum_grad)
+def _sum_kernel(op, ctx):
+    x = op.inputs[0]
+    return _fast.make_sum(op.attrs["axis"], op.attrs["keepdims"], x.shape.ndims,
+                          x.dtype.is_floating)
+
+
+register("Sum", kernel=_sum_kernel, grad=_sum_grad)
 register("Mean", kernel=_mean_kernel, grad=_mean_grad)
 register("Max", kernel=_red_kernel(np.maximum.reduce), grad=_extreme_grad)
 register("Min", kernel=_red_kernel(np.minimum.reduce), grad=_extreme_grad)

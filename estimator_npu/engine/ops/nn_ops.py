@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from estimator_npu.engine import dtypes
-from estimator_npu.engine.ops import array_ops, math_ops
+from estimator_npu.engine.ops import _fast, array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape
@@ -132,14 +132,14 @@ def _axis_attr(x, axis, op_name):
 
 
 def _softmax(x, axis):
-    e = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
-    np.exp(e, out=e)
-    e /= np.add.reduce(e, axis=axis, keepdims=True)
+    e, s = _fast.shifted_exp(x, axis)
+    e /= s
     return e
 
 
 def _log_softmax(x, axis):
-    s = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+    m = np.maximum.reduce(x, axis=axis, keepdims=True)
+    s = np.subtract(x, m)
     s -= np.log(np.add.reduce(np.exp(s), axis=axis, keepdims=True))
     return s
 
@@ -349,7 +349,11 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             raise ValueError(f"dropout: rate must be in [0, 1), got {rate}")
         if rate == 0:
             return x
-    rnd = random_uniform_like(x, seed=seed)
+    if noise_shape is not None:
+        from estimator_npu.engine.ops.random_ops import random_uniform
+        rnd = random_uniform(noise_shape, dtype=x.dtype, seed=seed)
+    else:
+        rnd = random_uniform_like(x, seed=seed)
     keep = math_ops.cast(math_ops.greater_equal(rnd, rate), x.dtype)
     return math_ops.multiply(x * keep, 1.0 / (1.0 - rate), name=name)
 
