@@ -1,0 +1,24 @@
+"""``tf.estimator``: ``Estimator``, ``EstimatorSpec``, ``ModeKeys``, ``RunConfig``, warm start.
+
+The hook names TF1 also exports here (``tf.estimator.SessionRunHook``,
+``tf.estimator.CheckpointSaverHook``, ...) come from ``estimator_npu.hooks``.
+"""
+from estimator_npu.estimator import metrics  # noqa: F401
+from estimator_npu.estimator.estimator import Estimator  # noqa: F401
+from estimator_npu.estimator.model_fn import EstimatorSpec, ModeKeys  # noqa: F401
+from estimator_npu.estimator.run_config import RunConfig  # noqa: F401
+from estimator_npu.estimator.warm_starting import WarmStartSettings  # noqa: F401
+from estimator_npu.hooks import (CheckpointSaverHook, CheckpointSaverListener,  # noqa: F401
+                                 FeedFnHook, FinalOpsHook, LoggingTensorHook,
+                                 NanLossDuringTrainingError, NanTensorHook, ProfilerHook,
+                                 ProgressHook, SecondOrStepTimer, SessionRunArgs,
+                                 SessionRunContext,
+                                 SessionRunHook, SessionRunValues, StepCounterHook,
+                                 StopAtStepHook, SummarySaverHook)
+
+__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSettings",
+           "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+           "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
+           "StepCounterHook", "LoggingTensorHook", "StopAtStepHook", "NanTensorHook",
+           "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "ProfilerHook",
+           "ProgressHook", "SecondOrStepTimer", "metrics"]

@@ -1,0 +1,72 @@
+"""The hooks ``Estimator.train`` adds by itself, assembled in one place.
+
+In run order (priorities, then this order)::
+
+    NanTensorHook(loss)                               fail on a NaN loss
+    LoggingTensorHook({loss, step})                   every log_step_count_steps
+    StepCounterHook                                   every log_step_count_steps
+    SummarySaverHook                                  every save_summary_steps (if > 0)
+    ProgressHook                                      bar or log lines
+    ... the user's hooks, then spec.training_hooks, spec.training_chief_hooks ...
+    CheckpointSaverHook                               unless the user passed one; it saves
+                                                      at start, every save_checkpoints_*
+                                                      and always at the end
+"""
+from estimator_npu.hooks.basic_hooks import LoggingTensorHook, NanTensorHook, StepCounterHook
+from estimator_npu.hooks.progress import ProgressHook
+from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHook
+from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer
+
+
+def checkpoint_timer(config):
+    """The checkpoint interval of ``config`` as a timer (never: start and end only)."""
+    if config.save_checkpoints_steps:
+        return SecondOrStepTimer(every_steps=config.save_checkpoints_steps)
+    if config.save_checkpoints_secs:
+        return SecondOrStepTimer(every_secs=config.save_checkpoints_secs)
+    return NeverTriggerTimer()
+
+
+def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_listeners,
+                   total_steps=None):
+    """All hooks of one ``train`` call, in the order above.
+
+    Only the chief (``config.is_chief``) writes: a non-chief worker gets no checkpoint,
+    summary or progress hook, and no ``training_chief_hooks``.
+
+    Args:
+        config: the ``RunConfig``.
+        model_dir: where checkpoints and summaries go.
+        spec: the TRAIN ``EstimatorSpec``.
+        global_step: the global step variable.
+        user_hooks: hooks given to ``train`` (a ``StopAtStepHook`` among them).
+        saving_listeners: ``CheckpointSaverListener``s for the checkpoint hook.
+        total_steps: the number of steps this call will run, when known (progress).
+    """
+    chief = config.is_chief
+    hooks = [NanTensorHook(spec.loss)]
+    every = config.log_step_count_steps
+    if every:
+        hooks.append(LoggingTensorHook({"loss": spec.loss, "step": global_step},
+                                       every_n_iter=every))
+        hooks.append(StepCounterHook(every_n_steps=every,
+                                     output_dir=model_dir if chief else None))
+    if config.save_summary_steps and chief:
+        hooks.append(SummarySaverHook(save_steps=config.save_summary_steps,
+                                      output_dir=model_dir, scaffold=spec.scaffold))
+    if chief:
+        hooks.append(ProgressHook(total_steps, desc="Training"))
+    hooks.extend(user_hooks)
+    hooks.extend(spec.training_hooks)
+    if chief:
+        hooks.extend(spec.training_chief_hooks)
+    savers = [h for h in hooks if isinstance(h, CheckpointSaverHook)]
+    if not savers and chief:
+        hooks.append(CheckpointSaverHook(model_dir, scaffold=spec.scaffold,
+                                         listeners=saving_listeners,
+                                         timer=checkpoint_timer(config)))
+    elif saving_listeners:
+        raise ValueError("saving_listeners were given to train() together with a "
+                         "CheckpointSaverHook in hooks; give the listeners to that hook "
+                         f"instead ({savers[0]!r})")
+    return hooks

@@ -1,0 +1,72 @@
+"""The training loop of ``Estimator.train``: host calls until a hook stops it.
+
+Each host call asks the runner for ``k = min(iterations_per_loop, last_step - step)``
+steps, so the last call is clamped and training never overshoots ``max_steps``::
+
+    while not session.should_stop():
+        session.iterations_per_loop = min(iterations_per_loop, last_step - step)
+        _, loss = session.run([train_op, loss])      # one host call, hooks once
+
+The device loop plugs in through ``make_runner``: it returns the runner (see
+``hooks.monitored_session``) and the loop size for a config and a training op. The default
+runs one step per call, with the loop size of ``config.iterations_per_loop`` when the
+config has one (1 otherwise).
+"""
+from estimator_npu import errors
+from estimator_npu.hooks.monitored_session import MonitoredTrainingSession
+from estimator_npu.utils import logging
+
+
+def make_runner(config, train_op):
+    """``(runner, iterations_per_loop)`` for training ``train_op`` under ``config``.
+
+    ``runner`` is ``None`` for the default one-step runner.
+    """
+    return None, getattr(config, "iterations_per_loop", 1)
+
+
+def run_training(train_op, loss, hooks, scaffold, model_dir, config, *, runner=None,
+                 iterations_per_loop=1, steps=None, max_steps=None):
+    """Runs ``train_op`` in a ``MonitoredTrainingSession`` until a stop or end of input.
+
+    Args:
+        train_op, loss: from the ``EstimatorSpec``.
+        hooks: every hook of this call (a ``StopAtStepHook`` among them when ``steps`` or
+            ``max_steps`` is given).
+        scaffold: the ``Scaffold``; ``model_dir``: restore from / save to.
+        config: the ``RunConfig`` (session config, chief or not).
+        runner: the device loop's runner (``None``: one step per call).
+        iterations_per_loop: steps per host call (clamped to the steps left).
+        steps, max_steps: as given to ``train`` (used to clamp the last call).
+
+    Returns:
+        The loss of the last completed host call (``None`` if none completed).
+    """
+    loss_value = None
+    fetches = [train_op, loss]
+    with MonitoredTrainingSession(
+            is_chief=config.is_chief, checkpoint_dir=model_dir, scaffold=scaffold,
+            hooks=hooks, save_checkpoint_secs=None, save_checkpoint_steps=None,
+            save_summaries_steps=None, save_summaries_secs=None, log_step_count_steps=None,
+            config=config.session_config, runner=runner,
+            iterations_per_loop=iterations_per_loop) as session:
+        start = session.current_global_step
+        last_step = max_steps if max_steps is not None else (
+            None if steps is None else start + steps)
+        try:
+            while not session.should_stop():
+                if last_step is not None:
+                    left = last_step - session.current_global_step
+                    session.iterations_per_loop = max(1, min(iterations_per_loop, left))
+                before = session.current_global_step
+                _, loss_value = session.run(fetches)
+                if session.current_global_step == before:
+                    logging.warn_once(("global_step_not_increased", id(train_op)),
+                                      "The global step did not increase in a training step "
+                                      "(%d); pass global_step=tf.train.get_global_step() to "
+                                      "minimize/apply_gradients, or training never stops "
+                                      "at steps/max_steps.", before)
+        except (errors.OutOfRangeError, StopIteration):
+            logging.info("End of input reached at global step %s.",
+                         session.current_global_step)
+    return loss_value

@@ -1,0 +1,358 @@
+"""``MonitoredSession``: a session that runs hooks around every call.
+
+    with MonitoredTrainingSession(checkpoint_dir=model_dir, hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+
+Lifecycle (see ``session_run_hook``): every hook's ``begin``; create the session (restore
+or initialize); ``after_create_session``; then per ``run``: ``before_run`` of each hook,
+ONE call of the runner, ``after_run`` of each hook with the global step after the call;
+on close ``on_error`` (only when closing because of an error) and ``end``, always. End of
+input (``OutOfRangeError`` or ``StopIteration`` leaving the ``with`` block) is a normal end.
+
+The runner is the device loop's plug: ``runner(session, fetches, feed_dict, options,
+iterations)`` receives a flat tuple of graph elements (the caller's fetches, the hooks'
+fetches, the global step) and the number of steps the call should run
+(``iterations_per_loop`` of the monitored session), and returns ``(values, steps_run)``:
+one value per fetch, from the last step, and how many steps it ran. The default runs one
+step: ``(session.run(fetches, feed_dict, options), 1)``.
+"""
+from estimator_npu import errors
+from estimator_npu.engine.graph import get_default_graph
+from estimator_npu.hooks.basic_hooks import StepCounterHook
+from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHook
+from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold, WorkerSessionCreator
+from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunContext,
+                                                  SessionRunHook, SessionRunValues,
+                                                  as_step_tensor)
+from estimator_npu.train.coordinator import Coordinator
+from estimator_npu.utils import logging, nest, validation
+
+USE_DEFAULT = object()
+
+
+def default_runner(session, fetches, feed_dict, options, iterations):
+    """Runs one step: ``(session.run(fetches, feed_dict, options), 1)``."""
+    return session.run(fetches, feed_dict, options), 1
+
+
+def sort_hooks(hooks):
+    """Hooks in run order: by decreasing ``priority``, then in the order given."""
+    hooks = list(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, SessionRunHook):
+            raise TypeError(f"hooks must be SessionRunHook instances, got "
+                            f"{type(hook).__name__}: {hook!r}")
+    order = sorted(range(len(hooks)), key=lambda i: (-hooks[i].priority, i))
+    return [hooks[i] for i in order]
+
+
+_NEVER = object()
+
+
+def _snapshot(structure):
+    """A copy of a fetch structure's containers (leaves kept as they are)."""
+    kind = type(structure)
+    if kind is list or kind is tuple:
+        return (kind, tuple(_snapshot(x) for x in structure))
+    if kind is dict:
+        return (kind, tuple((k, _snapshot(v)) for k, v in structure.items()))
+    if nest.is_nested(structure):
+        return _NEVER  # namedtuples, other mappings: rebuilt every call
+    return structure
+
+
+def _same(structure, snapshot):
+    """Whether ``structure`` has the containers of ``snapshot`` and the very same leaves."""
+    if structure is snapshot:
+        return True  # the same leaf (containers never equal their snapshot tuple)
+    kind = type(structure)
+    if kind is not list and kind is not tuple and kind is not dict:
+        return False
+    if type(snapshot) is not tuple or snapshot[0] is not kind:
+        return False
+    items = snapshot[1]
+    if len(items) != len(structure):
+        return False
+    if kind is dict:
+        for key, value in items:
+            if key not in structure or not _same(structure[key], value):
+                return False
+        return True
+    for x, y in zip(structure, items):
+        if x is not y and not _same(x, y):
+            return False
+    return True
+
+
+class _FetchPlan:
+    """The flat fetch tuple of one (caller fetches, hook requests) shape and its unpackers.
+
+    ``flat`` is what the runner fetches: the caller's leaves, each hook's leaves, then the
+    global step. ``unpack(i, values)`` rebuilds structure ``i`` (0: the caller's).
+    """
+
+    __slots__ = ("snapshots", "flat", "unpackers", "step_index")
+
+    def __init__(self, structures, step_tensor):
+        self.snapshots = [_snapshot(s) for s in structures]
+        flat = []
+        self.unpackers = []
+        for structure in structures:
+            if structure is None:
+                self.unpackers.append(None)
+                continue
+            leaves, pack = nest.flatten_with_packer(structure)
+            start, end = len(flat), len(flat) + len(leaves)
+            flat.extend(leaves)
+            self.unpackers.append(lambda values, pack=pack, start=start, end=end:
+                                  pack(values[start:end]))
+        self.step_index = None
+        if step_tensor is not None:
+            self.step_index = len(flat)
+            flat.append(step_tensor)
+        self.flat = tuple(flat)
+
+    def matches(self, fetches, requests):
+        snapshots = self.snapshots
+        if len(requests) + 1 != len(snapshots) or not _same(fetches, snapshots[0]):
+            return False
+        for request, snapshot in zip(requests, snapshots[1:]):
+            if request is None:
+                if snapshot is not None:
+                    return False
+            elif not _same(request.fetches, snapshot):
+                return False
+        return True
+
+
+def _new_values(fields):
+    return tuple.__new__(SessionRunValues, fields)
+
+
+class MonitoredSession:
+    """A session that runs hooks, restores/initializes itself, and stops on request.
+
+    Args:
+        session_creator: makes the session (default: ``ChiefSessionCreator()``).
+        hooks: ``SessionRunHook``s (run in ``sort_hooks`` order).
+        stop_grace_period_secs: accepted for TF1 compatibility.
+        runner: the device loop's plug (see the module docstring); default one step.
+        iterations_per_loop: steps per host call asked of the runner (public, settable).
+    """
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120, *,
+                 runner=None, iterations_per_loop=1):
+        self._graph = get_default_graph()
+        self._hooks = sort_hooks(hooks)
+        self._creator = session_creator or ChiefSessionCreator()
+        self.runner = default_runner if runner is None else validation.check_callable(
+            "runner", runner)
+        self.iterations_per_loop = iterations_per_loop
+        self._coord = Coordinator()
+        self._sess = None
+        self._closed = False
+        self._plan = None
+        self.current_global_step = None
+        self._step_tensor = as_step_tensor(self._graph)
+        try:
+            for hook in self._hooks:
+                hook.begin()
+            self._sess = self._creator.create_session()
+            if self._step_tensor is not None:
+                self.current_global_step = int(self._sess.run(self._step_tensor))
+            for hook in self._hooks:
+                hook.after_create_session(self._sess, self._coord)
+        except BaseException as error:
+            self._close_internal(error)
+            raise
+
+    @property
+    def iterations_per_loop(self):
+        """Steps the next ``run`` asks of the runner (clamped by the caller as needed)."""
+        return self._iterations_per_loop
+
+    @iterations_per_loop.setter
+    def iterations_per_loop(self, value):
+        self._iterations_per_loop = validation.check_positive_int("iterations_per_loop", value)
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def hooks(self):
+        """The hooks in the order they run."""
+        return list(self._hooks)
+
+    def should_stop(self):
+        """True once a hook requested a stop, the input ended, or the session closed."""
+        return self._sess is None or self._coord.should_stop()
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs ``fetches`` with the hooks; returns their values (same structure).
+
+        Raises:
+            RuntimeError: the session is closed, or a hook feeds a tensor fed already.
+            Whatever the run or a hook raises (``after_run`` is skipped when the run
+            itself raised; ``OutOfRangeError`` also marks the session as stopping).
+        """
+        sess = self._sess
+        if sess is None:
+            raise RuntimeError("Run called on a closed MonitoredSession.")
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), sess,
+                                    self._iterations_per_loop)
+        hooks = self._hooks
+        requests = [hook.before_run(context) for hook in hooks]
+        plan = self._plan
+        if plan is None or not plan.matches(fetches, requests):
+            plan = self._plan = _FetchPlan(
+                [fetches] + [None if r is None else r.fetches for r in requests],
+                self._step_tensor)
+        feeds = feed_dict
+        for request in requests:
+            if request is not None and request.feed_dict:
+                feeds = _merge_feeds(feed_dict, requests)
+                break
+        try:
+            values, steps_run = self.runner(sess, plan.flat, feeds, options,
+                                            context.iterations_per_loop)
+        except (errors.OutOfRangeError, StopIteration):
+            self._coord.request_stop()
+            raise
+        step = None
+        if plan.step_index is not None:
+            step = self.current_global_step = int(values[plan.step_index])
+        # SessionRunValues built with tuple.__new__: this loop runs once per host call
+        no_results = _new_values((None, options, run_metadata, step, steps_run))
+        for hook, unpack in zip(hooks, plan.unpackers[1:]):
+            hook.after_run(context, no_results if unpack is None else _new_values(
+                (unpack(values), options, run_metadata, step, steps_run)))
+        if context.stop_requested:
+            self._coord.request_stop()
+        return plan.unpackers[0](values)
+
+    def close(self):
+        """Ends the hooks (``end``) and closes the session; idempotent."""
+        self._close_internal(None)
+
+    def _close_internal(self, error):
+        if self._closed:
+            return
+        self._closed = True
+        first = None
+        try:
+            calls = ([("on_error", (self._sess, error))] if error is not None else [])
+            calls.append(("end", (self._sess,)))
+            for method, args in calls:
+                for hook in self._hooks:
+                    try:
+                        getattr(hook, method)(*args)
+                    except Exception as e:  # noqa: BLE001 - every hook must get its call
+                        logging.error("%s.%s raised %s: %s", type(hook).__name__, method,
+                                      type(e).__name__, e)
+                        first = first or e
+        finally:
+            if self._sess is not None:
+                self._sess.close()
+                self._sess = None
+        if first is not None and error is None:
+            raise first
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        end_of_input = exc_type is not None and issubclass(
+            exc_type, (errors.OutOfRangeError, StopIteration))
+        self._close_internal(None if end_of_input else exc_value)
+        return end_of_input
+
+
+def _merge_feeds(feed_dict, requests):
+    feeds = feed_dict
+    for request in requests:
+        if request is None or not request.feed_dict:
+            continue
+        if feeds is feed_dict:
+            feeds = dict(feed_dict or {})
+        for key, value in request.feed_dict.items():
+            if key in feeds:
+                who = ("a SessionRunHook and user" if feed_dict and key in feed_dict
+                       else "two hooks")
+                raise RuntimeError(f"Same tensor is fed by {who}: {getattr(key, 'name', key)}")
+            feeds[key] = value
+    return feeds
+
+
+class SingularMonitoredSession(MonitoredSession):
+    """A ``MonitoredSession`` with its own ``ChiefSessionCreator``; ``raw_session()``."""
+
+    def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 stop_grace_period_secs=120, checkpoint_filename_with_path=None, *,
+                 runner=None, iterations_per_loop=1):
+        creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
+                                      checkpoint_dir=checkpoint_dir,
+                                      checkpoint_filename_with_path=checkpoint_filename_with_path)
+        super().__init__(creator, hooks, stop_grace_period_secs, runner=runner,
+                         iterations_per_loop=iterations_per_loop)
+
+    def raw_session(self):
+        """The underlying ``Session``."""
+        return self._sess
+
+
+def MonitoredTrainingSession(  # noqa: N802 - TF1 name
+        master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
+        chief_only_hooks=None,
+        save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
+        save_summaries_secs=USE_DEFAULT, config=None, stop_grace_period_secs=120,
+        log_step_count_steps=100, max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT,
+        summary_dir=None, *, runner=None, iterations_per_loop=1):
+    """A ``MonitoredSession`` set up for training, as TF1's.
+
+    The chief restores from (and saves into) ``checkpoint_dir`` and adds a
+    ``StepCounterHook`` (every ``log_step_count_steps``), a ``SummarySaverHook`` (every
+    ``save_summaries_steps``, default 100, or ``save_summaries_secs``) into
+    ``summary_dir`` (default ``checkpoint_dir``) and a ``CheckpointSaverHook`` (every
+    ``save_checkpoint_secs``, default 600, or ``save_checkpoint_steps``); 0 or ``None``
+    turns one off. ``chief_only_hooks`` run on the chief only.
+
+    Returns:
+        A ``MonitoredSession``.
+    """
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    save_summaries_steps = None if save_summaries_steps is USE_DEFAULT else save_summaries_steps
+    save_summaries_secs = None if save_summaries_secs is USE_DEFAULT else save_summaries_secs
+    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_steps, save_checkpoint_secs = None, 600
+    if save_checkpoint_steps is USE_DEFAULT:
+        save_checkpoint_steps = None
+    if save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_secs = None
+    scaffold = scaffold or Scaffold()
+    all_hooks = list(chief_only_hooks or []) if is_chief else []
+    all_hooks.extend(hooks or [])
+    if not is_chief:
+        creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config)
+        return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
+                                iterations_per_loop=iterations_per_loop)
+    creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
+                                  checkpoint_dir=checkpoint_dir)
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir:
+        if log_step_count_steps and log_step_count_steps > 0:
+            all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps,
+                                             output_dir=summary_dir))
+        if (save_summaries_steps or 0) > 0 or (save_summaries_secs or 0) > 0:
+            all_hooks.append(SummarySaverHook(save_steps=save_summaries_steps or None,
+                                              save_secs=save_summaries_secs or None,
+                                              scaffold=scaffold, output_dir=summary_dir))
+    if checkpoint_dir and ((save_checkpoint_secs or 0) > 0
+                           or (save_checkpoint_steps or 0) > 0):
+        all_hooks.append(CheckpointSaverHook(
+            checkpoint_dir, save_steps=save_checkpoint_steps or None,
+            save_secs=save_checkpoint_secs or None, scaffold=scaffold))
+    return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
+                            iterations_per_loop=iterations_per_loop)

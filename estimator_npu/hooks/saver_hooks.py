@@ -1,0 +1,194 @@
+"""Hooks that write to disk: ``CheckpointSaverHook`` (+ listeners) and ``SummarySaverHook``.
+
+The checkpoint hook saves when the session starts (step 0 of a fresh run; a resumed run
+whose step is already saved is not saved again), whenever its timer fires, and at the end
+when the last step is not saved yet — but not when the session closes on an error, so a
+failing step never leaves a checkpoint of a broken model behind::
+
+    hook = CheckpointSaverHook(model_dir, save_steps=100, listeners=[MyListener()])
+"""
+import os
+
+from estimator_npu.train import checkpoint_io
+from estimator_npu.engine.graph import GraphKeys, get_default_graph
+from estimator_npu.hooks import summary_io
+from estimator_npu.hooks.basic_hooks import _make_timer, _read_step, step_after_run
+from estimator_npu.hooks.session_run_hook import SessionRunArgs, SessionRunHook, as_step_tensor
+from estimator_npu.utils import logging, validation
+
+
+class CheckpointSaverListener:
+    """Called around every save of a ``CheckpointSaverHook``.
+
+    ``after_save`` may return True to ask training to stop.
+    """
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
+class CheckpointSaverHook(SessionRunHook):
+    """Saves checkpoints every ``save_steps`` steps or ``save_secs`` seconds.
+
+    Args:
+        checkpoint_dir: where to save (``<dir>/<checkpoint_basename>-<step>``).
+        save_secs, save_steps: exactly one of them (unless ``timer`` is given).
+        saver: the ``Saver`` to use; default: the scaffold's, else the one ``Saver`` of
+            the ``SAVERS`` collection.
+        checkpoint_basename: the file prefix.
+        scaffold: a ``Scaffold`` whose saver to use (not with ``saver``).
+        listeners: ``CheckpointSaverListener``s.
+        timer: a timer to use instead of ``save_secs``/``save_steps`` (a
+            ``NeverTriggerTimer`` saves only at the start and the end).
+
+    Raises:
+        ValueError: both ``saver`` and ``scaffold``, or not exactly one interval.
+    """
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None, *,
+                 timer=None):
+        validation.check_type("checkpoint_dir", checkpoint_dir, (str, os.PathLike))
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
+        self._checkpoint_dir = os.fspath(checkpoint_dir)
+        self._basename = checkpoint_basename
+        self._save_path = os.path.join(self._checkpoint_dir, checkpoint_basename)
+        self._saver = saver
+        self._scaffold = scaffold
+        self._timer = _make_timer(timer, save_secs, save_steps, "save_secs and save_steps")
+        self._listeners = list(listeners or [])
+        self._error = None
+
+    @property
+    def timer(self):
+        return self._timer
+
+    def begin(self):
+        os.makedirs(self._checkpoint_dir, exist_ok=True)
+        self._step_tensor = as_step_tensor(get_default_graph(), "CheckpointSaverHook")
+        self._timer.reset()
+        for listener in self._listeners:
+            listener.begin()
+
+    def after_create_session(self, session, coord):
+        step = _read_step(session, self._step_tensor)
+        latest = checkpoint_io.latest_checkpoint(self._checkpoint_dir)
+        if latest is None or os.path.basename(latest) != f"{self._basename}-{step}":
+            self._save(session, step)
+        self._timer.update_last_triggered_step(step)
+
+    def after_run(self, run_context, run_values):
+        step = step_after_run(run_context, run_values, self._step_tensor)
+        if self._timer.should_trigger_for_step(step):
+            self._timer.update_last_triggered_step(step)
+            if self._save(run_context.session, step):
+                run_context.request_stop()
+
+    def on_error(self, session, error):
+        self._error = error
+
+    def end(self, session):
+        if session is None or self._error is not None:
+            return
+        step = _read_step(session, self._step_tensor)
+        if step != self._timer.last_triggered_step():
+            self._save(session, step)
+        for listener in self._listeners:
+            listener.end(session, step)
+
+    def _save(self, session, step):
+        """Saves; returns True when a listener asks to stop."""
+        logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        self._get_saver().save(session, self._save_path, global_step=step)
+        should_stop = False
+        for listener in self._listeners:
+            if listener.after_save(session, step):
+                logging.info("A CheckpointSaverListener requested that training be stopped. "
+                             "listener: %s", listener)
+                should_stop = True
+        return should_stop
+
+    def _get_saver(self):
+        if self._saver is not None:
+            return self._saver
+        if self._scaffold is not None and self._scaffold.saver is not None:
+            return self._scaffold.saver
+        savers = get_default_graph().get_collection(GraphKeys.SAVERS)
+        if not savers:
+            raise RuntimeError(f"No items in collection {GraphKeys.SAVERS}. Please add a saver "
+                               "to the collection or provide a saver or scaffold.")
+        if len(savers) > 1:
+            raise RuntimeError(f"More than one item in collection {GraphKeys.SAVERS}. Please "
+                               "indicate which one to use by passing it to the constructor.")
+        self._saver = savers[0]
+        return self._saver
+
+
+class SummarySaverHook(SessionRunHook):
+    """Writes the summaries of ``summary_op`` (or the scaffold's) every N steps or secs.
+
+    Args:
+        save_steps, save_secs: exactly one of them (unless ``timer`` is given).
+        output_dir: where to write events (or give ``summary_writer``).
+        summary_writer: a ``FileWriter``.
+        scaffold: a ``Scaffold`` whose ``summary_op`` to use; or
+        summary_op: a summary tensor or a list of them (exactly one of the two).
+    """
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
+                 scaffold=None, summary_op=None, *, timer=None):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._timer = _make_timer(timer, save_secs, save_steps, "save_secs and save_steps")
+        self._output_dir = output_dir
+        self._summary_writer = summary_writer
+        self._scaffold = scaffold
+        self._summary_op = summary_op
+
+    @property
+    def timer(self):
+        return self._timer
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = summary_io.writer_for(self._output_dir)
+        self._step_tensor = as_step_tensor(get_default_graph(), "SummarySaverHook")
+        self._timer.reset()
+        self._args = None
+
+    def after_create_session(self, session, coord):
+        self._step = _read_step(session, self._step_tensor)
+        op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
+        if op is not None:
+            self._args = SessionRunArgs(op if isinstance(op, list) else [op])
+
+    def before_run(self, run_context):
+        step = self._step + run_context.iterations_per_loop
+        self._requested = (self._args is not None
+                           and self._timer.should_trigger_for_step(step))
+        return self._args if self._requested else None
+
+    def after_run(self, run_context, run_values):
+        self._step = step_after_run(run_context, run_values, self._step_tensor)
+        if not self._requested or not self._timer.should_trigger_for_step(self._step):
+            return
+        self._timer.update_last_triggered_step(self._step)
+        if self._summary_writer is not None:
+            for summary in run_values.results:
+                self._summary_writer.add_summary(summary, self._step)
+
+    def end(self, session):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()

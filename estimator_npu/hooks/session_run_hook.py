@@ -1,0 +1,149 @@
+"""The ``SessionRunHook`` protocol: code that runs around every ``MonitoredSession.run``.
+
+A monitored session drives its hooks through a small, fixed lifecycle::
+
+    for hook in hooks: hook.begin()                      # the graph can still change
+    session = create_session()                           # graph finalized, vars restored
+    for hook in hooks: hook.after_create_session(session, coord)
+    while not stop_requested:
+        args = [hook.before_run(run_context) for hook in hooks]   # extra fetches/feeds
+        results, steps_run = runner(session, fetches + args, feeds)  # one host call
+        for hook in hooks: hook.after_run(run_context, run_values)  # skipped if it raised
+    [for hook in hooks: hook.on_error(session, error)]   # only when closing on an error
+    for hook in hooks: hook.end(session)                 # always, also at end of input
+
+Hooks run in a defined order: by ``priority`` (``PRIORITY_WRITER`` hooks, which change
+feeds or model state, first; ``PRIORITY_EDITOR`` hooks, which judge a step and may stop or
+fail it, next; ``PRIORITY_READER`` hooks, which only observe, last), and in the order they
+were given within one priority.
+
+One host call may run several training steps (the device loop, ``iterations_per_loop``).
+Hooks therefore learn the loop size from ``run_context.iterations_per_loop`` and the
+authoritative global step after the call from ``run_values.global_step``, with
+``run_values.steps_run`` telling how many steps the call actually ran.
+"""
+import collections
+
+from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.train.training_util import get_global_step
+
+PRIORITY_WRITER = 300
+PRIORITY_EDITOR = 200
+PRIORITY_READER = 100
+
+
+class SessionRunHook:
+    """Base class of hooks; every method is optional (the defaults do nothing)."""
+
+    priority = PRIORITY_READER
+
+    def begin(self):
+        """Called once before the session is created; the graph may still be changed."""
+
+    def after_create_session(self, session, coord):
+        """Called once the session exists (variables initialized or restored).
+
+        Args:
+            session: the raw ``Session``.
+            coord: the monitored session's ``Coordinator``.
+        """
+
+    def before_run(self, run_context):
+        """Called before each host call; may return ``SessionRunArgs`` to add fetches/feeds.
+
+        Args:
+            run_context: a ``SessionRunContext``.
+
+        Returns:
+            ``None`` or a ``SessionRunArgs``.
+        """
+        return None
+
+    def after_run(self, run_context, run_values):
+        """Called after each successful host call (not when the call raised).
+
+        Args:
+            run_context: the ``SessionRunContext`` given to ``before_run``.
+            run_values: a ``SessionRunValues`` holding this hook's fetched results.
+        """
+
+    def on_error(self, session, error):
+        """Called for every hook when the monitored session closes because of ``error``.
+
+        ``end`` is called afterwards anyway; a hook that writes artifacts at the end (the
+        final checkpoint) uses this to skip them. End of input is not an error.
+        """
+
+    def end(self, session):
+        """Called once when the monitored session closes, whatever the reason."""
+
+
+class SessionRunArgs(collections.namedtuple("SessionRunArgs",
+                                            ["fetches", "feed_dict", "options"])):
+    """What a hook adds to the next run: ``fetches`` (any nesting), ``feed_dict``."""
+
+    __slots__ = ()
+
+    def __new__(cls, fetches, feed_dict=None, options=None):
+        return super().__new__(cls, fetches, feed_dict, options)
+
+
+class SessionRunValues(collections.namedtuple(
+        "SessionRunValues", ["results", "options", "run_metadata", "global_step",
+                             "steps_run"])):
+    """The outcome of one host call, as one hook sees it.
+
+    Attributes:
+        results: the values of this hook's ``SessionRunArgs.fetches`` (``None`` if none).
+        options, run_metadata: as given to ``run``.
+        global_step: the global step after the call (``None`` when the graph has none).
+        steps_run: how many training steps the call ran (``1`` without a device loop).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, results, options=None, run_metadata=None, global_step=None,
+                steps_run=1):
+        return super().__new__(cls, results, options, run_metadata, global_step, steps_run)
+
+
+class SessionRunContext:
+    """The context of one ``MonitoredSession.run`` call.
+
+    Attributes:
+        original_args: the caller's ``SessionRunArgs``.
+        session: the raw session the call runs in.
+        iterations_per_loop: how many training steps the call is asked to run (the device
+            loop's count for this call, after clamping to the steps left).
+    """
+
+    __slots__ = ("original_args", "session", "iterations_per_loop", "_stop_requested")
+
+    def __init__(self, original_args, session, iterations_per_loop=1):
+        self.original_args = original_args
+        self.session = session
+        self.iterations_per_loop = iterations_per_loop
+        self._stop_requested = False
+
+    @property
+    def stop_requested(self):
+        """Whether a hook called ``request_stop`` during this call."""
+        return self._stop_requested
+
+    def request_stop(self):
+        """Asks the monitored session to stop after this call."""
+        self._stop_requested = True
+
+
+def as_step_tensor(graph, required_by=None):
+    """The global step of ``graph`` as a fetchable ``Tensor``.
+
+    Raises:
+        RuntimeError: when ``required_by`` names a hook and the graph has no global step.
+    """
+    step = get_global_step(graph)
+    if step is None:
+        if required_by is not None:
+            raise RuntimeError(f"Global step should be created to use {required_by}.")
+        return None
+    return convert_to_tensor(step)
