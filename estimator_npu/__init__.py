@@ -72,3 +72,4 @@ from estimator_npu.engine.ops.clip_ops import (clip_by_global_norm, clip_by_norm
 from estimator_npu import estimator  # noqa: F401,E402
 from estimator_npu import metrics  # noqa: F401,E402
 from estimator_npu import layers  # noqa: F401,E402
+from estimator_npu import npu  # noqa: F401,E402

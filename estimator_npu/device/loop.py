@@ -144,3 +144,70 @@ def _loop_kernel(op, ctx):
 
 
 register("IterationLoop", kernel=_loop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+class DeviceLoopRunner:
+    """Runs ``iterations`` training steps per host call (the Estimator's runner).
+
+    It swaps the training op for its ``IterationOp`` in the fetches and loads the loop
+    count into the session only when it changes (the last loop is clamped by the caller).
+    Returns one value per fetch, from the last iteration, and the steps run.
+    """
+
+    def __init__(self, train_op, loop_vars=None):
+        self.train_op = train_op
+        self.loop_vars = loop_vars or create_loop_variables(train_op.graph)
+        self.iteration_op = make_iteration_op(train_op, self.loop_vars)
+        self._count_op = self.loop_vars.iterations_per_loop.op
+
+    def __call__(self, session, fetches, feed_dict, options, iterations):
+        store = session.store(self._count_op)
+        if store.value is None or int(store.value) != iterations:
+            self.loop_vars.load(session, iterations)
+        train_op, loop_op = self.train_op, self.iteration_op
+        swapped = tuple(loop_op if f is train_op else f for f in fetches)
+        return session.run(swapped, feed_dict, options), iterations
+
+
+def interval_warnings(settings, iterations_per_loop, start_step, last_step):
+    """Warning messages for step intervals that are not multiples of the loop size.
+
+    Args:
+        settings: ``{setting name: interval or None}`` (e.g. ``save_checkpoints_steps``).
+        iterations_per_loop: the loop size ``k``.
+        start_step: the global step training starts from.
+        last_step: the step it ends at (``None`` when it runs until the input ends).
+
+    Returns:
+        A list of messages, one per interval that is not a multiple of ``k``, naming the
+        setting, both numbers and the steps at which the hook will actually fire, plus
+        one when the total number of steps is not a multiple of ``k``.
+    """
+    k = iterations_per_loop
+    messages = []
+    if k <= 1:
+        return messages
+    end = last_step if last_step is not None else start_step + 10 * k * max(
+        [v for v in settings.values() if v] + [1])
+    boundaries = list(range(start_step + k, end, k)) + [end]
+    for name, every in settings.items():
+        if not every or every % k == 0:
+            continue
+        fired = []
+        last = start_step
+        for step in boundaries:
+            if last // every != step // every:
+                fired.append(step)
+                last = step
+        shown = ", ".join(str(s) for s in fired[:8]) + (", ..." if len(fired) > 8 else "")
+        when = f"i.e. at steps {shown}" if fired else \
+            f"which does not happen before training ends at step {end}"
+        messages.append(f"{name}={every} is not a multiple of iterations_per_loop={k}: hooks "
+                        f"run once per loop, so it will fire at the first loop boundary after "
+                        f"each multiple of {every}, {when}")
+    if last_step is not None and (last_step - start_step) % k:
+        messages.append(f"The number of training steps ({last_step - start_step}) is not a "
+                        f"multiple of iterations_per_loop={k}; the last loop runs "
+                        f"{(last_step - start_step) % k} steps so training stops at step "
+                        f"{last_step}.")
+    return messages

@@ -6,6 +6,7 @@ The hook names TF1 also exports here (``tf.estimator.SessionRunHook``,
 from estimator_npu.estimator import metrics  # noqa: F401
 from estimator_npu.estimator.estimator import Estimator  # noqa: F401
 from estimator_npu.estimator.model_fn import EstimatorSpec, ModeKeys  # noqa: F401
+from estimator_npu.estimator.npu_run_config import NPURunConfig  # noqa: F401
 from estimator_npu.estimator.run_config import RunConfig  # noqa: F401
 from estimator_npu.estimator.warm_starting import WarmStartSettings  # noqa: F401
 from estimator_npu.hooks import (CheckpointSaverHook, CheckpointSaverListener,  # noqa: F401

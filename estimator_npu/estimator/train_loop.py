@@ -13,6 +13,7 @@ runs one step per call, with the loop size of ``config.iterations_per_loop`` whe
 config has one (1 otherwise).
 """
 from estimator_npu import errors
+from estimator_npu.device import loop as device_loop
 from estimator_npu.hooks.monitored_session import MonitoredTrainingSession
 from estimator_npu.utils import logging
 
@@ -20,9 +21,29 @@ from estimator_npu.utils import logging
 def make_runner(config, train_op):
     """``(runner, iterations_per_loop)`` for training ``train_op`` under ``config``.
 
-    ``runner`` is ``None`` for the default one-step runner.
+    ``runner`` is ``None`` (one step per call) unless ``config.iterations_per_loop > 1``
+    and the input can be pulled inside the loop; otherwise a warning says why the loop
+    does not take effect.
     """
-    return None, getattr(config, "iterations_per_loop", 1)
+    k = getattr(config, "iterations_per_loop", 1)
+    if k <= 1:
+        return None, 1
+    reason = device_loop.host_side_input_reason(
+        train_op, getattr(config, "enable_data_pre_proc", True))
+    if reason is not None:
+        logging.warning("iterations_per_loop=%d does not take effect: %s; each host call "
+                        "runs one training step.", k, reason)
+        return None, 1
+    return device_loop.DeviceLoopRunner(train_op), k
+
+
+def _warn_about_intervals(config, iterations_per_loop, start, last_step):
+    settings = {"save_checkpoints_steps": config.save_checkpoints_steps,
+                "save_summary_steps": config.save_summary_steps,
+                "log_step_count_steps": config.log_step_count_steps}
+    for message in device_loop.interval_warnings(settings, iterations_per_loop, start,
+                                                 last_step):
+        logging.warning(message)
 
 
 def run_training(train_op, loss, hooks, scaffold, model_dir, config, *, runner=None,
@@ -53,6 +74,7 @@ def run_training(train_op, loss, hooks, scaffold, model_dir, config, *, runner=N
         start = session.current_global_step
         last_step = max_steps if max_steps is not None else (
             None if steps is None else start + steps)
+        _warn_about_intervals(config, iterations_per_loop, start, last_step)
         try:
             while not session.should_stop():
                 if last_step is not None:
