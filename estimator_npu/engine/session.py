@@ -222,7 +222,9 @@ class Session:
         if not plan.checked:
             plan.check_initialized()
         try:
-            out = plan.fn(*args)
+            # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
+            with np.errstate(all="ignore"):
+                out = plan.fn(*args)
         except Exception as exc:  # noqa: BLE001 - re-raised with the failing op named
             _plan.reraise_from_plan(plan, exc)
         if True in plan.fetch_alias:

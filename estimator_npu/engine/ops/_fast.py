@@ -43,19 +43,21 @@ def make_sum(axis, keepdims, ndim, floating):
     return lambda x: reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
-def shifted_exp(x, axis):
-    """``exp(x - shift)`` with a per-row shift making each row's largest value <= 0.
+def shifted_exp(x, axis, keep_shifted=False):
+    """``exp(x - shift)`` and its sums along ``axis``, with a per-row shift making each
+    row's largest value <= 0.
 
     Softmax is invariant to a per-row shift; the global max is a valid shift as long as
     no row underflows entirely, so we use it and fall back to the exact per-row max for
-    rows whose sum came out too small (one cheap check).
+    rows whose sum came out too small (one cheap check). With ``keep_shifted`` the shifted
+    input ``x - shift`` is returned too.
     """
-    e = np.subtract(x, np.max(x) if x.size else 0)
-    np.exp(e, out=e)
+    z = np.subtract(x, np.max(x) if x.size else 0)
+    e = np.exp(z)
     last = axis in (-1, x.ndim - 1)
     s = sum_last(e, True) if last else np.add.reduce(e, axis=axis, keepdims=True)
     if s.size and not s.min() > np.finfo(e.dtype).tiny * 1e10:
-        e = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
-        np.exp(e, out=e)
+        z = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+        e = np.exp(z)
         s = np.add.reduce(e, axis=axis, keepdims=True)
-    return e, s
+    return (e, s, z) if keep_shifted else (e, s)

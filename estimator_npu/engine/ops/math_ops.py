@@ -287,6 +287,9 @@ register("IsInf", kernel=simple(np.isinf), grad=NOT_DIFFERENTIABLE)
 
 # ------------------------------------------------------------------ unary math
 def negative(x, name=None):
+    x = convert_to_tensor(x)
+    if x.op.type == "Neg" and name is None:
+        return x.op.inputs[0]  # -(-x) is x
     return _unary("Neg", x, name)
 
 
@@ -539,7 +542,35 @@ def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     out = None if x.dtype != dtypes.bool else dtypes.int32
     if out is not None:
         x = cast(x, out)
+    if not (keepdims or keep_dims):
+        fused = _fused_cross_entropy(x, axis if axis is not None else reduction_indices)
+        if fused is not None:
+            return fused
     return _reduce("Sum", x, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def _fused_cross_entropy(x, axis):
+    """``reduce_sum(labels * log(softmax(logits)), -1)`` is ``-cross_entropy(labels,
+    logits)``: the TF1 tutorial's loss becomes one fused kernel (forward and backprop
+    together, via log-softmax, so it never takes ``log(0)``). ``None`` if no match."""
+    nd = x.shape.ndims
+    if x.op.type != "Mul" or not nd or axis is None:
+        return None
+    axes = axis if isinstance(axis, (list, tuple)) else [axis]
+    if len(axes) != 1 or isinstance(axes[0], Tensor) or int(axes[0]) % nd != nd - 1:
+        return None
+    a, b = x.op.inputs
+    for labels, log_p in ((a, b), (b, a)):
+        sm = log_p.op.inputs[0].op if log_p.op.type == "Log" else None
+        if sm is None or sm.type != "Softmax" or sm.attrs["axis"] % nd != nd - 1:
+            continue
+        logits = sm.inputs[0]
+        if labels.shape.dims != logits.shape.dims or labels.dtype != logits.dtype:
+            continue
+        from estimator_npu.engine.ops import nn_ops
+        return negative(nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels,
+                                                                    logits=logits))
+    return None
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,

@@ -202,9 +202,15 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
 
 
 def _xent_kernel(logits, labels):
-    lsm = _log_softmax(logits, -1)
-    loss = -np.sum(labels * lsm, axis=-1)
-    back = np.exp(lsm) * np.sum(labels, axis=-1, keepdims=True) - labels
+    # One pass for the loss and the backprop: with e = exp(x - shift) and row sums s,
+    # log_softmax = x - shift - log(s), softmax = e / s.
+    e, s, z = _fast.shifted_exp(logits, -1, keep_shifted=True)
+    z -= np.log(s)                                   # z is now log_softmax(logits)
+    loss = _fast.sum_last(labels * z)
+    np.negative(loss, out=loss)
+    e /= s
+    back = e * _fast.sum_last(labels, True) if labels.ndim else e * labels
+    back -= labels
     return loss, back
 
 
