@@ -179,6 +179,13 @@ class Variable:
         from estimator_npu.engine.ops.core import identity
         return identity(self._variable, name=self.op.name + "/read")
 
+    def initialized_value(self):
+        """The variable's value, or its initial value while it is not initialized (so
+        another variable's initial value may depend on this one)."""
+        return make_op("InitializedValue", [self._initial_value],
+                       [(self.dtype, self.shape)], {"var": self.op},
+                       name=self.op.name + "/initialized_value").outputs[0]
+
     def assign(self, value, use_locking=False, name=None, read_value=True):
         return assign(self, value, name=name)
 
@@ -302,3 +309,12 @@ def _report_kernel(op, ctx):
 
 
 register("ReportUninitialized", kernel=_report_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def _initialized_value_kernel(op, ctx):
+    store = ctx.store(op.attrs["var"])
+    return lambda initial: initial if store.value is None else store.value
+
+
+register("InitializedValue", kernel=_initialized_value_kernel, grad=NOT_DIFFERENTIABLE,
+         may_alias=True)
