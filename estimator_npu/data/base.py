@@ -103,8 +103,9 @@ def _rows(ix):
 
 
 def row_copy(a, i):
-    """Row ``i`` of ``a`` as an array the caller owns."""
-    return a[i, ...].copy()
+    """Row ``i`` of ``a``: a view when ``a`` is read-only (kernels never write into their
+    inputs, and the session copies fetched values), else a copy."""
+    return a[i, ...] if not a.flags.writeable else a[i, ...].copy()
 
 
 def all_captures(node):

@@ -127,7 +127,8 @@ def _get_next_kernel(op, ctx):
 
 register("MakeIterator", kernel=_make_iterator_kernel, grad=NOT_DIFFERENTIABLE,
          stateful=True)
-register("IteratorGetNext", kernel=_get_next_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register("IteratorGetNext", kernel=_get_next_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
+         may_alias=True)
 
 
 class Iterator:

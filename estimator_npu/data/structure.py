@@ -48,7 +48,7 @@ def to_array(value):
     float32 and Python ints int32, as ``tf.constant`` does.
     """
     if isinstance(value, np.ndarray):
-        arr = value
+        arr = np.array(value)  # a snapshot, as TF copies the value into the graph
     elif isinstance(value, np.generic):
         arr = np.asarray(value)
     else:
@@ -60,6 +60,7 @@ def to_array(value):
     if arr.dtype.kind in "SU":
         arr = arr.astype(object)
     dtypes.as_dtype(arr.dtype)  # raises TypeError for unsupported element types
+    arr.setflags(write=False)   # elements are handed out as views of it
     return arr
 
 

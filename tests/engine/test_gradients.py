@@ -236,3 +236,22 @@ def test_second_order_gradient(graph):
     (g,) = tf.gradients(y, [x])
     (h,) = tf.gradients(g, [x])
     assert _run(graph, h, {x: 2.0}) == pytest.approx(12.0)
+
+
+@pytest.mark.parametrize("op_type, build, make_inputs, options",
+                         [c for c in CASES if not c.values[3].get("variables")])
+def test_kernels_never_write_into_their_inputs(op_type, build, make_inputs, options):
+    """Forward and backward kernels treat inputs as read-only (the input pipeline hands
+    out views of its source arrays, and fed arrays belong to the caller)."""
+    rng = np.random.default_rng(zlib.crc32(op_type.encode()))
+    inputs = [np.asarray(a, dtype=np.float64) for a in make_inputs(rng)]
+    for a in inputs:
+        a.setflags(write=False)
+    g = tf.Graph()
+    with g.as_default():
+        phs = [tf.placeholder(tf.float64, a.shape) for a in inputs]
+        y = build(*phs)
+        grads = [t for t in tf.gradients(tf.reduce_sum(y), phs) if t is not None]
+        sess = tf.Session(graph=g)
+        sess.run(tf.global_variables_initializer())
+        sess.run([y] + grads, dict(zip(phs, inputs)))
