@@ -133,6 +133,8 @@ class Saver:
         self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
         self._last_checkpoints.append((path, now))
         if not self._max_to_keep:
+            # TF1: no file is deleted, and the state file names only the latest.
+            self._last_checkpoints = self._last_checkpoints[-1:]
             return []
         drop = self._last_checkpoints[:-self._max_to_keep]
         self._last_checkpoints = self._last_checkpoints[-self._max_to_keep:]

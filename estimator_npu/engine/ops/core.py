@@ -37,6 +37,13 @@ def make_op(op_type, inputs, out_specs, attrs=None, name=None, control_inputs=()
                        control_inputs=control_inputs)
 
 
+def op_label(op_type, name=None, inputs=()):
+    """``'<the name the op will get>' (<type>)`` for build-time error messages."""
+    from estimator_npu.engine.graph import _default_name
+    g = _graph_of(inputs)
+    return f"'{g.unique_name(name or _default_name(op_type), mark_as_used=False)}' ({op_type})"
+
+
 def make_tensor(op_type, inputs, dtype, shape, attrs=None, name=None):
     """Like ``make_op`` for a single-output op; returns its output tensor."""
     return make_op(op_type, inputs, [(dtype, shape)], attrs, name).outputs[0]
@@ -217,7 +224,8 @@ def broadcast_shape(a, b, op_name="op"):
         elif x == y:
             out.append(x)
         else:
-            raise ValueError(f"Dimensions must be equal or broadcastable for '{op_name}': "
+            label = op_name() if callable(op_name) else f"'{op_name}'"
+            raise ValueError(f"Dimensions must be equal or broadcastable for {label}: "
                              f"shapes {a} and {b}")
     return TensorShape(out)
 

@@ -7,7 +7,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import _fast
 from estimator_npu.engine.ops.core import (broadcast_shape, convert_to_tensor, make_op,
-                                           make_tensor)
+                                           make_tensor, op_label)
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape
 
@@ -33,7 +33,7 @@ def _pair(x, y, op_name):
 
 def _binary(op_type, x, y, name, out_dtype=None):
     x, y = _pair(x, y, op_type)
-    shape = broadcast_shape(x.shape, y.shape, name or op_type)
+    shape = broadcast_shape(x.shape, y.shape, lambda: op_label(op_type, name, (x, y)))
     return make_tensor(op_type, [x, y], out_dtype or x.dtype, shape, name=name)
 
 
@@ -438,14 +438,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
     sa, sb = a.shape, b.shape
     if sa.ndims is not None and sa.ndims < 2 or sb.ndims is not None and sb.ndims < 2:
-        raise ValueError(f"MatMul '{name or 'MatMul'}': inputs must have rank >= 2, got shapes "
+        raise ValueError(f"MatMul {op_label('MatMul', name, (a, b))}: inputs must have rank "
+                         f">= 2, got shapes "
                          f"{sa} and {sb}")
     shape = TensorShape(None)
     if sa.ndims is not None and sb.ndims is not None:
         m, k1 = (sa[-1], sa[-2]) if ta else (sa[-2], sa[-1])
         k2, n = (sb[-1], sb[-2]) if tb else (sb[-2], sb[-1])
         if k1 is not None and k2 is not None and k1 != k2:
-            raise ValueError(f"Dimensions must be equal for MatMul '{name or 'MatMul'}': "
+            raise ValueError(f"Dimensions must be equal for {op_label('MatMul', name, (a, b))}: "
                              f"shapes {sa}{' (transposed)' if ta else ''} and {sb}"
                              f"{' (transposed)' if tb else ''} ({k1} vs {k2})")
         batch = broadcast_shape(sa[:-2], sb[:-2], "MatMul")
