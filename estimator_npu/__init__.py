@@ -73,3 +73,33 @@ from estimator_npu import estimator  # noqa: F401,E402
 from estimator_npu import metrics  # noqa: F401,E402
 from estimator_npu import layers  # noqa: F401,E402
 from estimator_npu import npu  # noqa: F401,E402
+from estimator_npu import mixed_precision  # noqa: F401,E402
+from estimator_npu.train.summary_ops import Summary  # noqa: F401,E402
+
+
+class _DeviceNamespace:
+    """``tf.device``: TF1's device-placement context manager (a no-op here: everything runs
+    on the host CPU) that also gives access to the ``estimator_npu.device`` layer package
+    (the device loop), whose name it shares."""
+
+    def __init__(self, package):
+        self._package = package
+
+    def __call__(self, device_name_or_function):
+        import contextlib
+        return contextlib.nullcontext()
+
+    def __getattr__(self, name):
+        return getattr(self._package, name)
+
+    def __repr__(self):
+        return "<tf.device: no-op placement context; package estimator_npu.device>"
+
+
+def _install_device_namespace():
+    import sys
+    module = sys.modules[__name__]
+    module.device = _DeviceNamespace(sys.modules["estimator_npu.device"])
+
+
+_install_device_namespace()

@@ -67,3 +67,42 @@ def parse_input_fn_result(result):
     if labels is not None:
         _check_tensors("labels", labels)
     return features, labels, hooks
+
+
+def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000,
+                   num_threads=1):
+    """TF1's ``tf.estimator.inputs.numpy_input_fn``: an ``input_fn`` over numpy arrays.
+
+    Args:
+        x: a numpy array or a dict of arrays (the features), first dimension = examples.
+        y: labels (an array), or ``None``.
+        batch_size: examples per batch (the last batch may be smaller).
+        num_epochs: passes over the data; ``None`` repeats forever.
+        shuffle: required bool (as in TF1); shuffles with a buffer of ``queue_capacity``.
+
+    Returns:
+        An ``input_fn`` returning a ``Dataset`` of ``(features, labels)`` batches (or
+        features alone when ``y`` is ``None``).
+
+    Raises:
+        ValueError: ``shuffle`` is not a bool, or ``x``/``y`` lengths differ.
+    """
+    if not isinstance(shuffle, bool):
+        raise ValueError(f"shuffle must be provided and explicitly set as boolean (it is "
+                         f"recommended to set it as True for training); got {shuffle!r}")
+    validation.check_positive_int("batch_size", batch_size)
+    if num_epochs is not None:
+        validation.check_positive_int("num_epochs", num_epochs)
+    lengths = {len(v) for v in (x.values() if isinstance(x, dict) else [x])}
+    if y is not None:
+        lengths.add(len(y))
+    if len(lengths) > 1:
+        raise ValueError(f"numpy_input_fn: x and y must have the same number of examples, got "
+                         f"lengths {sorted(lengths)}")
+
+    def input_fn():
+        ds = data.Dataset.from_tensor_slices(x if y is None else (x, y))
+        if shuffle:
+            ds = ds.shuffle(queue_capacity)
+        return ds.repeat(num_epochs).batch(batch_size)
+    return input_fn
