@@ -13,6 +13,7 @@ In run order (priorities, then this order)::
                                                       and always at the end
 """
 from estimator_npu.hooks.basic_hooks import LoggingTensorHook, NanTensorHook, StepCounterHook
+from estimator_npu.hooks.broadcast_hook import NPUBroadcastGlobalVariablesHook
 from estimator_npu.hooks.progress import ProgressHook
 from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHook
 from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer
@@ -45,6 +46,10 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
     """
     chief = config.is_chief
     hooks = [NanTensorHook(spec.loss)]
+    if config.num_workers > 1 and not any(
+            isinstance(h, NPUBroadcastGlobalVariablesHook)
+            for h in list(user_hooks) + list(spec.training_hooks)):
+        hooks.insert(0, NPUBroadcastGlobalVariablesHook(root_rank=0))
     every = config.log_step_count_steps
     if every:
         hooks.append(LoggingTensorHook({"loss": spec.loss, "step": global_step},
@@ -65,7 +70,7 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
         hooks.append(CheckpointSaverHook(model_dir, scaffold=spec.scaffold,
                                          listeners=saving_listeners,
                                          timer=checkpoint_timer(config)))
-    elif saving_listeners:
+    elif saving_listeners and savers:
         raise ValueError("saving_listeners were given to train() together with a "
                          "CheckpointSaverHook in hooks; give the listeners to that hook "
                          f"instead ({savers[0]!r})")

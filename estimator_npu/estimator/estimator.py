@@ -15,7 +15,10 @@ import copy
 import os
 import tempfile
 
+import numpy as np
+
 from estimator_npu import errors
+from estimator_npu.distribute import collective
 from estimator_npu.engine.graph import Graph, GraphKeys, get_default_graph
 from estimator_npu.estimator import default_hooks, evaluation, train_loop
 from estimator_npu.estimator.inputs import call_input_fn, parse_input_fn_result
@@ -49,6 +52,28 @@ def _check_listeners(listeners):
             raise TypeError(f"saving_listeners must be a list of CheckpointSaverListener, "
                             f"given: {listener!r}")
     return listeners
+
+
+def _with_mpi_workers(config):
+    """``config`` with ``num_workers``/``worker_index`` set from MPI when several workers
+    run (a config that names other values is an error)."""
+    size, rank = collective.size(), collective.rank()
+    if size == 1 or (config.num_workers, config.worker_index) == (size, rank):
+        return config
+    if config.num_workers != 1:
+        raise ValueError(f"config.num_workers={config.num_workers} and worker_index="
+                         f"{config.worker_index}, but MPI runs {size} workers and this is "
+                         f"rank {rank}; leave them unset under MPI")
+    return config.replace(num_workers=size, worker_index=rank)
+
+
+def _chief_value(config, value):
+    """The chief's ``value`` on every worker (the chief alone reads ``model_dir``)."""
+    if config.num_workers == 1:
+        return value
+    buf = np.array([value], dtype=np.int64)
+    collective.broadcast(buf, 0)
+    return int(buf[0])
 
 
 def _check_steps(name, value):
@@ -98,6 +123,7 @@ class Estimator:
             logging.warning("Using temporary folder as model directory: %s", model_dir)
         if config.model_dir != model_dir:
             config = config.replace(model_dir=model_dir)
+        config = _with_mpi_workers(config)
         logging.info("Using config: %s", config)
         verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
@@ -188,7 +214,7 @@ class Estimator:
         max_steps = _check_steps("max_steps", max_steps)
         hooks = _check_hooks(hooks)
         saving_listeners = _check_listeners(saving_listeners)
-        start = self._checkpoint_global_step()
+        start = _chief_value(self._config, self._checkpoint_global_step())
         if max_steps is not None and max_steps <= start:
             logging.info("Skipping training since max_steps has already saved.")
             return self
@@ -197,6 +223,8 @@ class Estimator:
         total = steps if steps is not None else (
             None if max_steps is None else max_steps - start)
         loss = self._train_model(input_fn, hooks, saving_listeners, steps, max_steps, total)
+        if self._config.num_workers > 1:
+            collective.barrier()   # the chief's final checkpoint exists when train returns
         logging.info("Loss for final step: %s.", loss)
         return self
 

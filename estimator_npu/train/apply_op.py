@@ -18,16 +18,33 @@ Per call::
     if condition is given and false: return False        # nothing changes
     if some store.value is not its view: re-pack           # Assign/load replaced an array
     copy gradients into the flat gradient buffers (flat groups)
-    if grad_hook(flat_grads, layouts) is False: return False
-    rule.update(...) per group (flat) or per variable (per tensor)
+    r = grad_hook(flat_grads, layouts)
+    if r is False: return False
+    if r is an iterator:                                   # update as ranges become ready
+        for (group, start, stop) in r: rule.update(slices [start:stop] of that group)
+    else:
+        rule.update(...) per group (flat) or per variable (per tensor)
     rule.finish(shared scalars, hyper); global_step += 1
     return True
+
+Range updates (the tailing optimization): a ``grad_hook`` may return an iterator of
+``(group index, start, stop)`` element ranges instead of ``None``; the kernel applies the
+rule to ``[start:stop]`` of that group's parameter, gradient and slot buffers as each
+range is produced, so the hook can let the update of one segment run while the
+communication of the next is still in flight. Within a group the ranges must follow each
+other (each ``start`` is the previous ``stop``, the first is 0) and end at the group's
+size. The update is elementwise for every rule except those with per-tensor math
+(``rule.elementwise`` false: LAMB's trust ratio), whose ranges must start and stop on
+tensor boundaries; either way the result is exactly that of one whole-buffer update.
+Once the iterator is returned the step can no longer be skipped.
 
 Packing state is a per-session resource keyed by the op, so every plan that runs the
 op shares it. ``Variable.load``, ``Assign`` of the same shape and ``Saver.restore``
 write into the existing arrays (the views stay valid); anything that replaces an array
 makes the next call re-pack.
 """
+import bisect
+
 import numpy as np
 
 from estimator_npu import errors
@@ -52,6 +69,8 @@ def use_flat(rule, n_tensors, n_elements, need_flat_grads):
     return extra_calls * CALL_COST_ELEMENTS > n_elements
 
 
+_MAX_CACHED_RANGES = 256
+
 _TRUE = np.array(True)
 _TRUE.setflags(write=False)
 _FALSE = np.array(False)
@@ -69,7 +88,7 @@ class _Group:
     """The flat buffers of the variables of one dtype."""
 
     __slots__ = ("layout", "param", "grad", "state", "work", "grad_args", "grad_views",
-                 "per_tensor")
+                 "per_tensor", "ranges")
 
     def __init__(self, layout, param, state, work, grad_args):
         self.layout = layout
@@ -80,6 +99,7 @@ class _Group:
         self.grad = None         # flat mode: the flat gradient buffer
         self.grad_views = None   # flat mode: its per-variable views
         self.per_tensor = None   # per-tensor mode: [(grad arg, param view, state, work)]
+        self.ranges = {}         # range updates: (start, stop) -> (param, grad, state, work)
 
     def make_flat(self):
         self.grad = np.zeros(self.layout.size, self.param.dtype)
@@ -95,6 +115,35 @@ class _Group:
             scratch = [t[a:b].reshape(view.shape) for t in self.work["scratch"]]
             work = rule.workspace(view, Layout([name], [view.shape]), scratch=scratch)
             self.per_tensor.append((self.grad_args[i], view, state, work))
+
+    def range_args(self, start, stop, rule, op):
+        """``(param, grad, state, work)`` for the flat range ``[start:stop]`` (cached)."""
+        args = self.ranges.get((start, stop))
+        if args is not None:
+            return args
+        lay = self.layout
+        i = bisect.bisect_left(lay.offsets, start)
+        j = bisect.bisect_left(lay.offsets, stop)
+        aligned = (i < len(lay.offsets) and lay.offsets[i] == start
+                   and (stop == lay.size or (j < len(lay.offsets) and lay.offsets[j] == stop)))
+        if aligned:
+            sub = Layout(lay.names[i:j], lay.shapes[i:j])
+        elif getattr(rule, "elementwise", True):
+            sub = Layout([f"[{start}:{stop}]"], [(stop - start,)])
+        else:
+            raise errors.InvalidArgumentError(
+                None, op, f"{type(rule).__name__} applies per-tensor math, so grad_hook "
+                f"ranges must start and stop on tensor boundaries {lay.offsets + [lay.size]}"
+                f"; got [{start}:{stop}]")
+        state = {k: (v[start:stop] if v.ndim else v) for k, v in self.state.items()}
+        scratch = [t[start:stop] for t in self.work["scratch"]]
+        param = self.param[start:stop]
+        work = rule.workspace(param, sub, scratch=scratch)
+        args = (param, self.grad[start:stop], state, work)
+        if len(self.ranges) >= _MAX_CACHED_RANGES:
+            self.ranges.clear()
+        self.ranges[(start, stop)] = args
+        return args
 
 
 class FlatState:
@@ -178,6 +227,27 @@ class FlatState:
         return flat
 
 
+def _apply_ranges(op, groups, rule, ranges, hyper):
+    """Applies ``rule`` to each ``(group, start, stop)`` range as ``ranges`` yields it."""
+    cursors = [0] * len(groups)
+    for g, start, stop in ranges:
+        grp = groups[g]
+        if start != cursors[g] or not start <= stop <= grp.layout.size:
+            raise errors.InvalidArgumentError(
+                None, op, f"grad_hook range ({g}, {start}, {stop}) does not follow the "
+                f"previous range of group {g}, which ended at {cursors[g]} (ranges must be "
+                f"consecutive and within the group's {grp.layout.size} elements)")
+        cursors[g] = stop
+        if stop > start:
+            param, grad, state, work = grp.range_args(start, stop, rule, op)
+            rule.update(param, grad, state, hyper, work)
+    for g, grp in enumerate(groups):
+        if cursors[g] != grp.layout.size:
+            raise errors.InvalidArgumentError(
+                None, op, f"grad_hook ranges of group {g} end at {cursors[g]}, not at its "
+                f"size {grp.layout.size}: part of the update was never applied")
+
+
 def _apply_kernel(op, ctx):
     a = op.attrs
     rule = a["rule"]
@@ -206,18 +276,26 @@ def _apply_kernel(op, ctx):
                     g = args[k]
                     if g is not view:
                         np.copyto(view, g, casting="same_kind")
+        ranges = None
         if hook is not None:
-            if hook([grp.grad for grp in groups], [grp.layout for grp in groups]) is False:
-                return _FALSE
+            r = hook([grp.grad for grp in groups], [grp.layout for grp in groups])
+            if r is not None:
+                if hasattr(r, "__next__"):
+                    ranges = r
+                elif not r:
+                    return _FALSE
         hyper = static_hyper.copy()
         for i, name in enumerate(dyn_names):
             hyper[name] = float(args[h0 + i])
-        for grp in groups:
-            if grp.grad is not None:
-                rule.update(grp.param, grp.grad, grp.state, hyper, grp.work)
-            else:
-                for k, param, state, work in grp.per_tensor:
-                    rule.update(param, args[k], state, hyper, work)
+        if ranges is None:
+            for grp in groups:
+                if grp.grad is not None:
+                    rule.update(grp.param, grp.grad, grp.state, hyper, grp.work)
+                else:
+                    for k, param, state, work in grp.per_tensor:
+                        rule.update(param, args[k], state, hyper, work)
+        else:
+            _apply_ranges(op, groups, rule, ranges, hyper)
         if finish is not None:
             finish(st.scalar_state, hyper)
         gs = st.global_step

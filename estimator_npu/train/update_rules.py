@@ -21,6 +21,10 @@ exclusion patterns); all state is explicit arrays::
   ``param`` and anything precomputed from the layout); without it the rule allocates one.
 * ``n_ops``: about how many numpy calls one ``update`` makes (for the optimizer's choice
   between flat and per-tensor application).
+* ``elementwise``: whether ``update`` treats every element on its own (true for all rules
+  but LAMB, whose trust ratio is per tensor), so that updating any slices ``[a:b]`` of the
+  flat buffers equals updating the whole buffers; otherwise only slices on tensor
+  boundaries (with the matching sub-``Layout`` in ``work``) do.
 
 The optimizer applies a rule to flat buffers holding every parameter of one dtype back
 to back, so each rule is a handful of whole-buffer numpy calls with ``out=`` and no
@@ -66,6 +70,7 @@ class UpdateRule:
     scalars = ()
     n_scratch = 1
     n_ops = 2
+    elementwise = True
 
     def init(self, param):
         """Fresh per-parameter state arrays shaped like ``param``."""
@@ -240,6 +245,7 @@ class LAMB(UpdateRule):
     slots = (("m", 0.0), ("v", 0.0))
     n_scratch = 2
     n_ops = 24
+    elementwise = False  # the trust ratio is per tensor
 
     def __init__(self, exclude_from_weight_decay=None):
         self.exclude_from_weight_decay = tuple(exclude_from_weight_decay or ())
