@@ -15,13 +15,7 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.distribute import collective
-
-
-def _var_op(v):
-    op = getattr(v, "op", v)
-    if getattr(op, "type", None) != "VariableV2":
-        raise TypeError(f"broadcast_variables: expected variables, got {v!r}")
-    return op
+from estimator_npu.engine.ops.state_ops import variable_op
 
 
 def _signature(entries):
@@ -54,7 +48,7 @@ def broadcast_variables(session, variables, root_rank=0):
     entries = []
     seen = set()
     for v in variables:
-        op = _var_op(v)
+        op = variable_op(v)
         if op in seen:
             continue
         seen.add(op)

@@ -51,18 +51,11 @@ from estimator_npu.engine.graph import GraphKeys, Operation, Tensor
 from estimator_npu.engine.ops import array_ops
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op
 from estimator_npu.engine.ops.state_ops import Variable
+from estimator_npu.engine.ops.state_ops import variable_op as _var_op
 from estimator_npu.train import apply_op  # noqa: F401 - registers ApplyUpdates
 from estimator_npu.utils import validation
 
 _FLOAT_TYPES = ("float16", "bfloat16", "float32", "float64")
-
-
-def _var_op(var):
-    if isinstance(var, Variable):
-        return var.op
-    if isinstance(var, Tensor) and var.op.type == "VariableV2":
-        return var.op
-    raise TypeError(f"Expected a Variable, got {type(var).__name__}: {var!r}")
 
 
 def _as_variable(var, what):

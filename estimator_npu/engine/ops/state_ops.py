@@ -53,16 +53,21 @@ register("AssignSub", kernel=_assign_kernel("sub"), grad=NOT_DIFFERENTIABLE,
          may_alias=True, stateful=True)
 
 
-def _var_op(ref):
+def variable_op(ref):
+    """The ``VariableV2`` op of a ``Variable`` (or of its value tensor).
+
+    Raises:
+        TypeError: ``ref`` is not a variable.
+    """
     if isinstance(ref, Variable):
         return ref.op
     if isinstance(ref, Tensor) and ref.op.type == "VariableV2":
         return ref.op
-    raise TypeError(f"Expected a Variable, got {type(ref).__name__}")
+    raise TypeError(f"Expected a Variable, got {type(ref).__name__}: {ref!r}")
 
 
 def _state_update(op_type, ref, value, name, validate_shape=True):
-    vop = _var_op(ref)
+    vop = variable_op(ref)
     vt = vop.outputs[0]
     value = convert_to_tensor(value, dtype=vt.dtype)
     if validate_shape and not vt.shape.is_compatible_with(value.shape):
