@@ -97,9 +97,26 @@ class Node:
 
 def _rows(ix):
     arrays = ix.arrays
-    for chunk in ix.passes():
-        for i in chunk.tolist():
-            yield tuple(row_copy(a, i) for a in arrays)
+    if any(a.flags.writeable for a in arrays):
+        for chunk in ix.passes():
+            for i in chunk.tolist():
+                yield tuple([row_copy(a, i) for a in arrays])
+        return
+    # Read-only sources: rows are views (the hot path of the device loop's get_next).
+    if len(arrays) == 1:
+        (a0,) = arrays
+        for chunk in ix.passes():
+            for i in chunk.tolist():
+                yield (a0[i],)
+    elif len(arrays) == 2:
+        a0, a1 = arrays
+        for chunk in ix.passes():
+            for i in chunk.tolist():
+                yield (a0[i], a1[i])
+    else:
+        for chunk in ix.passes():
+            for i in chunk.tolist():
+                yield tuple([a[i] for a in arrays])
 
 
 def row_copy(a, i):

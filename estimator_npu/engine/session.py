@@ -10,6 +10,7 @@ import threading
 import numpy as np
 
 from estimator_npu import errors
+from estimator_npu.engine import _errstate
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
@@ -221,12 +222,14 @@ class Session:
             args = ()
         if not plan.checked:
             plan.check_initialized()
+        # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
+        token = _errstate.ignore()
         try:
-            # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
-            with np.errstate(all="ignore"):
-                out = plan.fn(*args)
+            out = plan.fn(*args)
         except Exception as exc:  # noqa: BLE001 - re-raised with the failing op named
             _plan.reraise_from_plan(plan, exc)
+        finally:
+            _errstate.restore(token)
         if True in plan.fetch_alias:
             out = [np.array(v) if a and isinstance(v, np.ndarray) else v
                    for v, a in zip(out, plan.fetch_alias)]

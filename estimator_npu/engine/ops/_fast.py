@@ -43,6 +43,17 @@ def make_sum(axis, keepdims, ndim, floating):
     return lambda x: reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
+_TINY = {}
+
+
+def _tiny(dtype):
+    """A row sum below this means the row's largest value underflowed after the shift."""
+    t = _TINY.get(dtype)
+    if t is None:
+        t = _TINY[dtype] = np.finfo(dtype).tiny * 1e10
+    return t
+
+
 def shifted_exp(x, axis, keep_shifted=False):
     """``exp(x - shift)`` and its sums along ``axis``, with a per-row shift making each
     row's largest value <= 0.
@@ -52,11 +63,11 @@ def shifted_exp(x, axis, keep_shifted=False):
     rows whose sum came out too small (one cheap check). With ``keep_shifted`` the shifted
     input ``x - shift`` is returned too.
     """
-    z = np.subtract(x, np.max(x) if x.size else 0)
+    z = np.subtract(x, x.max() if x.size else 0)
     e = np.exp(z)
     last = axis in (-1, x.ndim - 1)
     s = sum_last(e, True) if last else np.add.reduce(e, axis=axis, keepdims=True)
-    if s.size and not s.min() > np.finfo(e.dtype).tiny * 1e10:
+    if s.size and not s.min() > _tiny(e.dtype):
         z = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
         e = np.exp(z)
         s = np.add.reduce(e, axis=axis, keepdims=True)

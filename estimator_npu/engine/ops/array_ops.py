@@ -94,7 +94,8 @@ def reshape_like(x, like):
     return make_tensor("ReshapeLike", [x, like], x.dtype, like.shape)
 
 
-register("Reshape", kernel=with_attrs(np.reshape, "shape"), grad=_reshape_grad, may_alias=True)
+register("Reshape", kernel=lambda op, ctx: (lambda x, _s=op.attrs["shape"]: np.reshape(x, _s)),
+         grad=_reshape_grad, may_alias=True)
 register("ReshapeDynamic", kernel=simple(lambda x, s: np.reshape(x, tuple(s))),
          grad=_reshape_grad, may_alias=True)
 register("ReshapeLike", kernel=simple(lambda x, like: np.reshape(x, np.shape(like))),
@@ -117,8 +118,14 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     return make_tensor("ExpandDims", [x], x.dtype, shp, {"axis": axis}, name=name)
 
 
-register("ExpandDims", kernel=with_attrs(np.expand_dims, "axis"), grad=_reshape_grad,
-         may_alias=True)
+def _expand_dims_kernel(op, ctx):
+    axis = op.attrs["axis"]
+    if op.inputs[0].shape.ndims is not None and axis == op.inputs[0].shape.ndims:
+        return lambda x: x[..., None]
+    return lambda x: x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+register("ExpandDims", kernel=_expand_dims_kernel, grad=_reshape_grad, may_alias=True)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002

@@ -653,6 +653,9 @@ def broadcast_reduced(dy, x, axis, keepdims, mean=False):
 
 def _broadcast_reduced(dy, x, axis, keepdims, mean):
     xs = np.shape(x)
+    if axis is None and np.ndim(dy) == 0 or np.size(dy) == 1 and len(xs) <= 1:
+        value = dy.item() / max(int(np.prod(xs)), 1) if mean else dy.item()
+        return np.full(xs, value, dtype=np.result_type(dy))
     if not mean and axis is not None and not keepdims and len(axis) == 1 and \
             axis[0] == len(xs) - 1:
         out = np.empty(xs, dtype=np.result_type(dy))
