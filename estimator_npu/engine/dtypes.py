@@ -23,7 +23,7 @@ class DType:
 
     @property
     def is_floating(self):
-        return self._np.kind == "f"
+        return self._np.kind == "f" or self.name == "bfloat16"
 
     @property
     def is_integer(self):
@@ -35,7 +35,7 @@ class DType:
 
     @property
     def is_differentiable(self):
-        return self._np.kind in "fc"
+        return self._np.kind in "fc" or self.name == "bfloat16"
 
     @property
     def base_dtype(self):

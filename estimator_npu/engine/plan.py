@@ -125,6 +125,7 @@ def compile_plan(ctx, targets, feeds):
         order = [op for op in order if op in pre] + [op for op in order if op not in pre]
     ns = {}
     names = dict(fed)
+    memo = precision.PlanMemo(fed)
     lines = ["def _plan(" + ", ".join(fed[t] for t in feeds) + "):"]
     line_ops = {}
     var_reads = []
@@ -149,7 +150,7 @@ def compile_plan(ctx, targets, feeds):
         kernel = opdef.kernel(op, ctx)
         if kernel is None:
             continue
-        kernel = precision.adapt_kernel(op, kernel, ctx.precision_mode)
+        kernel = precision.adapt_kernel(op, kernel, ctx.precision_mode, memo)
         k = bind(kernel)
         args = ", ".join(names[t] for t in op.inputs)
         outs = [f"v{op._id}_{i}" for i in range(len(op.outputs))]

@@ -18,6 +18,7 @@ import tempfile
 import numpy as np
 
 from estimator_npu import errors
+from estimator_npu.train.npu_optimizer import NPU_OPTIMIZERS
 from estimator_npu.distribute import collective
 from estimator_npu.engine.graph import Graph, GraphKeys, get_default_graph
 from estimator_npu.estimator import default_hooks, evaluation, train_loop
@@ -182,6 +183,12 @@ class Estimator:
             labels = None
         spec = call_model_fn(self._model_fn, features, labels, mode, self.params,
                              self._config)
+        if mode == ModeKeys.TRAIN:
+            # An NPUOptimizer's is_tailing_optimization must agree with the run config's.
+            tailing = getattr(self._config, "is_tailing_optimization", None)
+            for opt in get_default_graph().get_collection(NPU_OPTIMIZERS):
+                if tailing is not None:
+                    opt.check_tailing_matches(tailing)
         return spec, input_hooks, global_step
 
     def _checkpoint_to_read(self, checkpoint_path, what):

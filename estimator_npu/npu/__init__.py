@@ -12,3 +12,7 @@ from estimator_npu.hooks.broadcast_hook import (NPUBroadcastGlobalVariablesHook,
 from estimator_npu.npu import hccl, hccl_ops, util  # noqa: F401
 from estimator_npu.npu.npu_estimator import NPUEstimator  # noqa: F401
 from estimator_npu.train.distributed_optimizer import NPUDistributedOptimizer  # noqa: F401
+from estimator_npu.train.loss_scale import (ExponentialUpdateLossScaleManager,  # noqa: F401
+                                            FixedLossScaleManager, LossScaleManager)
+from estimator_npu.train.loss_scale_optimizer import NPULossScaleOptimizer  # noqa: F401
+from estimator_npu.train.npu_optimizer import NPU_OPTIMIZERS, NPUOptimizer  # noqa: F401

@@ -225,3 +225,23 @@ def test_npu_run_config_defaults_validation_and_session_config():
         NPURunConfig(save_checkpoints_steps=10, save_checkpoints_secs=10)
     with pytest.raises(ValueError, match="precision_mode"):
         NPURunConfig(precision_mode="fp8")
+
+
+def test_npu_optimizer_tailing_must_match_the_run_config(tmp_path):
+    from estimator_npu.npu import NPUOptimizer
+
+    def tailing_model_fn(features, labels, mode):
+        w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
+        opt = NPUOptimizer(tf.train.GradientDescentOptimizer(0.1), is_distributed=True,
+                           is_tailing_optimization=True)
+        train_op = opt.minimize(loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    est = tf.estimator.Estimator(tailing_model_fn, config=NPURunConfig(
+        model_dir=str(tmp_path / "off"), is_tailing_optimization=False))
+    with pytest.raises(ValueError, match="is_tailing_optimization"):
+        est.train(input_fn, steps=1)
+    est = tf.estimator.Estimator(tailing_model_fn, config=NPURunConfig(
+        model_dir=str(tmp_path / "on"), is_tailing_optimization=True))
+    est.train(input_fn, steps=2)
+    assert est.get_variable_value("global_step") == 2
