@@ -486,7 +486,11 @@ register("Unpad", kernel=lambda op, ctx: (lambda x, _p=op.attrs["pads"]: x[tuple
 
 def tile(input, multiples, name=None):  # noqa: A002
     x = convert_to_tensor(input)
-    m = tuple(_static_ints(multiples, "multiples", "Tile"))
+    m = _static_ints(multiples, "multiples", "Tile")
+    if m is None:
+        raise TypeError(f"tile: multiples must be known when the graph is built (a list of "
+                        f"ints or a constant), got the computed tensor {multiples!r}")
+    m = tuple(m)
     shp = [None if d is None else d * k for d, k in zip(x.shape.dims, m)] \
         if x.shape.ndims is not None else None
     return make_tensor("Tile", [x], x.dtype, shp, {"reps": m}, name=name)

@@ -1,0 +1,334 @@
+"""What every model-zoo example shares: flags, data, the run config and the train loop.
+
+Each example is a ``model_fn`` + input functions + ``main(argv)``; ``main`` is a few lines::
+
+    def main(argv=None, prog=None):
+        args = common.parse_args(argv, __doc__, prog=prog, steps=300, batch_size=64,
+                                 learning_rate=1e-3)
+        data = common.load_digits(args, layout="flat784")     # Arrays(train_x, ..., test_y)
+        return common.run(model_fn, args, data)               # train_and_evaluate, printed
+
+Flags common to all examples (each example picks its own defaults):
+
+==========================  ============================================================
+``--model_dir``             checkpoints and summaries (default: a fresh temporary folder)
+``--iterations_per_loop``   training steps per host call (the device loop), ``NPURunConfig``
+``--precision_mode``        ``allow_mix_precision`` etc.: matmul/conv compute in fp16
+``--loss_scale``            a number (fixed loss scale) or ``dynamic``; wraps the optimizer
+                            in ``npu.NPUOptimizer`` with the matching loss-scale manager
+``--steps``                 total training steps (absolute, like ``max_steps``: re-running
+                            with the same ``--model_dir`` resumes and stops there)
+``--data_dir``              a folder of MNIST IDX files (default: the bundled digits)
+``--batch_size``, ``--learning_rate``, ``--seed``
+``--log_step_count_steps``  how often the loss is logged (``ASCEND_GLOBAL_LOG_LEVEL=1``
+                            prints the library's INFO lines)
+``--mode``                  ``train`` (train, then evaluate on the test split) or
+                            ``evaluate`` (evaluate the latest checkpoint of ``--model_dir``)
+==========================  ============================================================
+
+``run`` prints ``Test accuracy: <acc>`` (the figure each example states in its docstring and
+``STATED_ACCURACY``), and the training time.
+
+Several workers (``estimator-npu-run -n 2 -m model_zoo.mlp --steps 300``): each reads its
+shard of the training data in batches of ``--batch_size``, and ``optimizer`` averages the
+gradients across workers (``npu.NPUDistributedOptimizer``, or ``npu.NPUOptimizer(...,
+is_distributed=True)`` with a loss scale).
+"""
+import argparse
+import collections
+import sys
+import time
+
+import numpy as np
+
+import estimator_npu as tf
+from estimator_npu import mixed_precision, npu
+from estimator_npu.datasets import digits, mnist
+
+# The precision modes ``NPURunConfig`` accepts (the adapter's names).
+PRECISION_MODES = ("force_fp32", "allow_fp32_to_fp16", "allow_mix_precision",
+                   "must_keep_origin_dtype")
+
+# Dynamic loss scaling as seed 002's BERT script sets it up; the script takes the initial
+# scale from a flag (init_loss_scale_value), we start at 2**15.
+DYNAMIC_LOSS_SCALE = dict(init_loss_scale=2 ** 15, incr_every_n_steps=1000,
+                          decr_every_n_nan_or_inf=2, decr_ratio=0.5)
+
+Arrays = collections.namedtuple("Arrays", ["train_x", "train_y", "test_x", "test_y"])
+Arrays.__doc__ = """Train and test images (float32) and int64 class labels, as numpy arrays."""
+
+
+def loss_scale_flag(value):
+    """Parses ``--loss_scale``: ``None``/``"none"``, ``"dynamic"`` or a number >= 1.
+
+    Raises:
+        argparse.ArgumentTypeError: anything else.
+    """
+    if value is None or value.lower() == "none":
+        return None
+    if value.lower() == "dynamic":
+        return "dynamic"
+    try:
+        scale = float(value)
+    except ValueError:
+        scale = None
+    if scale is None or not np.isfinite(scale) or scale < 1:
+        raise argparse.ArgumentTypeError(
+            f"--loss_scale must be a number >= 1 (a fixed scale), 'dynamic' or 'none', "
+            f"got {value!r}")
+    return scale
+
+
+def _positive_int(value):
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}")
+    return number
+
+
+def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
+                loss_scale=None, prog=None):
+    """The flag parser of an example, with that example's defaults.
+
+    Args:
+        doc: the example's module docstring (its first line becomes the description).
+        steps, batch_size, learning_rate, iterations_per_loop: the defaults.
+        loss_scale: the default ``--loss_scale`` string (``None``: no loss scaling).
+        prog: the program name in usage lines (default: from ``sys.argv[0]``).
+
+    Returns:
+        An ``argparse.ArgumentParser``; examples may add their own flags to it.
+    """
+    parser = argparse.ArgumentParser(
+        prog=prog, description=doc.strip().splitlines()[0],
+        epilog="\n".join(doc.strip().splitlines()[1:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", choices=("train", "evaluate"), default="train",
+                        help="train (then evaluate on the test split), or evaluate the "
+                             "latest checkpoint in --model_dir (default: %(default)s)")
+    parser.add_argument("--model_dir", default=None,
+                        help="checkpoints and summaries (default: a new temporary folder)")
+    parser.add_argument("--data_dir", default=None,
+                        help="a folder of MNIST IDX files (default: the bundled digits)")
+    parser.add_argument("--steps", type=_positive_int, default=steps,
+                        help="total training steps (default: %(default)s)")
+    parser.add_argument("--batch_size", type=_positive_int, default=batch_size,
+                        help="training batch size (default: %(default)s)")
+    parser.add_argument("--learning_rate", type=float, default=learning_rate,
+                        help="(default: %(default)s)")
+    parser.add_argument("--iterations_per_loop", type=_positive_int,
+                        default=iterations_per_loop,
+                        help="training steps per host call (default: %(default)s)")
+    parser.add_argument("--precision_mode", choices=PRECISION_MODES, default=None,
+                        help="NPURunConfig precision_mode (default: fp32 everywhere)")
+    parser.add_argument("--loss_scale", type=loss_scale_flag, default=loss_scale,
+                        help="a fixed loss scale (a number >= 1), 'dynamic' or 'none' "
+                             "(default: %(default)s)")
+    parser.add_argument("--log_step_count_steps", type=_positive_int, default=100,
+                        help="log the loss and global_step/sec every this many steps "
+                             "(INFO lines of the 'estimator_npu' logger; "
+                             "ASCEND_GLOBAL_LOG_LEVEL=1 shows them) (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="graph-level random seed and data split/shuffle seed "
+                             "(default: %(default)s)")
+    return parser
+
+
+def parse_args(argv, doc, prog=None, **defaults):
+    """``make_parser(doc, prog=prog, **defaults).parse_args(argv)``."""
+    return make_parser(doc, prog=prog, **defaults).parse_args(argv)
+
+
+def params_from(args, **extra):
+    """The ``params`` dict handed to ``model_fn``: the training flags plus ``extra``."""
+    params = dict(learning_rate=args.learning_rate, loss_scale=args.loss_scale,
+                  batch_size=args.batch_size)
+    params.update(extra)
+    return params
+
+
+# --------------------------------------------------------------------------- data
+def load_digits(args, layout):
+    """The train/test arrays of the bundled digits (or MNIST from ``args.data_dir``: all
+    60,000 training images, the 10,000 test images).
+
+    Args:
+        args: parsed flags (``data_dir``, ``seed``).
+        layout: ``"flat784"`` (``[N, 784]``), ``"image28"`` (``[N, 28, 28, 1]``),
+            ``"image32"`` (``[N, 32, 32, 1]``: 28x28 zero-padded by 2, LeNet's original
+            input size) or ``"rows"`` (``[N, 8, 8]``: each image a sequence of 8 rows of
+            8 pixels; MNIST gives 28 rows of 28).
+
+    Returns:
+        ``Arrays(train_x, train_y, test_x, test_y)``.
+    """
+    layouts = ("flat784", "image28", "image32", "rows")
+    if layout not in layouts:
+        raise ValueError(f"layout must be one of {layouts}, got {layout!r}")
+    if args.data_dir:
+        data = mnist.read_data_sets(args.data_dir, one_hot=False, reshape=False,
+                                    validation_size=0, seed=args.seed)
+        side = 28
+    else:
+        data = digits.load(one_hot=False, flatten=False, seed=args.seed,
+                           mnist_shape=layout != "rows")
+        side = 8 if layout == "rows" else 28
+    arrays = []
+    for split in (data.train, data.test):
+        x = np.asarray(split.images, np.float32).reshape(-1, side, side, 1)
+        if layout == "flat784":
+            x = x.reshape(-1, side * side)
+        elif layout == "image32":
+            x = np.pad(x, ((0, 0), (2, 2), (2, 2), (0, 0)))
+        elif layout == "rows":
+            x = x.reshape(-1, side, side)
+        arrays += [np.ascontiguousarray(x), np.asarray(split.labels, np.int64)]
+    return Arrays(*arrays)
+
+
+def train_input_fn(x, y, batch_size, seed=0):
+    """An ``input_fn``: shuffled batches of ``(x, y)``, repeated forever (whole batches).
+
+    With several workers (``estimator-npu-run -n N``) each reads its own shard
+    (``config.worker_index`` of ``config.num_workers``) in batches of ``batch_size``.
+    """
+    def input_fn(config):
+        ds = tf.data.Dataset.from_tensor_slices((x, y))
+        if config.num_workers > 1:
+            ds = ds.shard(config.num_workers, config.worker_index)
+        ds = ds.shuffle(x.shape[0], seed=seed).repeat()
+        return ds.batch(batch_size, drop_remainder=True)
+    return input_fn
+
+
+def eval_input_fn(x, y, batch_size=512):
+    """An ``input_fn``: ``(x, y)`` once, in order, in batches (the last one may be short)."""
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(batch_size)
+    return input_fn
+
+
+# --------------------------------------------------------------------------- model_fn parts
+def loss_scale_manager(loss_scale):
+    """The loss-scale manager for a ``--loss_scale`` value (``None`` for ``None``)."""
+    if loss_scale is None:
+        return None
+    if loss_scale == "dynamic":
+        return mixed_precision.ExponentialUpdateLossScaleManager(**DYNAMIC_LOSS_SCALE)
+    return mixed_precision.FixedLossScaleManager(loss_scale=float(loss_scale))
+
+
+def optimizer(opt, params):
+    """``opt`` wrapped for loss scaling (``params["loss_scale"]``) and several workers.
+
+    As seed 002 does it: ``npu.NPUOptimizer(opt, loss_scale_manager, is_distributed,
+    is_loss_scale=True)`` with a loss scale; ``npu.NPUDistributedOptimizer(opt)`` without
+    one under ``estimator-npu-run -n N`` (N > 1); ``opt`` itself otherwise.
+    """
+    manager = loss_scale_manager(params.get("loss_scale"))
+    distributed = npu.get_rank_size() > 1
+    if manager is not None:
+        return npu.NPUOptimizer(opt, loss_scale_manager=manager, is_distributed=distributed,
+                                is_loss_scale=True)
+    if distributed:
+        return npu.NPUDistributedOptimizer(opt)
+    return opt
+
+
+def classifier_spec(mode, logits, labels, params, make_optimizer):
+    """The ``EstimatorSpec`` of a softmax classifier over ``logits``.
+
+    PREDICT gives ``classes`` and ``probabilities``; EVAL the ``accuracy`` metric; TRAIN
+    minimizes the mean sparse cross entropy with ``optimizer(make_optimizer(), params)``,
+    running ``UPDATE_OPS`` (batch-norm statistics) first.
+    """
+    classes = tf.argmax(logits, axis=1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={
+            "classes": classes, "probabilities": tf.nn.softmax(logits)})
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits))
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={
+            "accuracy": tf.metrics.accuracy(labels=labels, predictions=classes)})
+    opt = optimizer(make_optimizer(), params)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train_op = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+# --------------------------------------------------------------------------- running
+def run_config(args, **kwargs):
+    """The ``NPURunConfig`` of the flags (``kwargs`` override or add fields)."""
+    fields = dict(model_dir=args.model_dir, tf_random_seed=args.seed,
+                  iterations_per_loop=args.iterations_per_loop,
+                  precision_mode=args.precision_mode,
+                  log_step_count_steps=args.log_step_count_steps)
+    fields.update(kwargs)
+    return npu.NPURunConfig(**fields)
+
+
+def make_estimator(model_fn, args, params=None, **config_kwargs):
+    """An ``NPUEstimator`` of ``model_fn`` configured by the flags."""
+    return npu.NPUEstimator(model_fn, config=run_config(args, **config_kwargs),
+                            params=params if params is not None else params_from(args))
+
+
+def train_and_evaluate(estimator, train_input_fn, eval_input_fn, steps, log=print):
+    """Trains to global step ``steps`` (resuming from ``model_dir``), then evaluates.
+
+    Prints the training time and ``Test accuracy: <acc>``.
+
+    Returns:
+        The evaluation dict (``accuracy``, ``loss``, ``global_step``), plus
+        ``train_seconds``.
+    """
+    first = _global_step(estimator)
+    start = time.perf_counter()
+    estimator.train(train_input_fn, max_steps=steps)
+    seconds = time.perf_counter() - start
+    last = _global_step(estimator)
+    log(f"Trained steps {first} -> {last} in {seconds:.1f} s "
+        f"({(last - first) / max(seconds, 1e-9):.0f} steps/s); model_dir: {estimator.model_dir}")
+    results = evaluate(estimator, eval_input_fn, log=log)
+    results["train_seconds"] = seconds
+    return results
+
+
+def _global_step(estimator):
+    """The global step of the latest checkpoint in ``model_dir`` (0 if there is none)."""
+    if estimator.latest_checkpoint() is None:
+        return 0
+    return int(estimator.get_variable_value(tf.GraphKeys.GLOBAL_STEP))
+
+
+def evaluate(estimator, eval_input_fn, log=print):
+    """Evaluates the latest checkpoint; prints and returns the results."""
+    results = estimator.evaluate(eval_input_fn)
+    log(f"Test loss: {results['loss']:.4f} at global step {results['global_step']}")
+    log(f"Test accuracy: {results['accuracy']:.4f}")
+    return results
+
+
+def run(model_fn, args, data, params=None, eval_batch_size=512, log=print):
+    """``main``'s body: train and evaluate (``--mode train``) or evaluate only.
+
+    Returns:
+        0 (the process exit status); ``--mode evaluate`` without a checkpoint in
+        ``--model_dir`` prints why and returns 1.
+    """
+    estimator = make_estimator(model_fn, args, params)
+    train_fn = train_input_fn(data.train_x, data.train_y, args.batch_size, seed=args.seed)
+    eval_fn = eval_input_fn(data.test_x, data.test_y, eval_batch_size)
+    if args.mode == "evaluate":
+        if args.model_dir is None or estimator.latest_checkpoint() is None:
+            print(f"--mode evaluate needs a --model_dir holding a checkpoint; found none in "
+                  f"{args.model_dir!r}", file=sys.stderr)
+            return 1
+        evaluate(estimator, eval_fn, log=log)
+        return 0
+    train_and_evaluate(estimator, train_fn, eval_fn, args.steps, log=log)
+    return 0
