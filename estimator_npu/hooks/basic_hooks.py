@@ -87,6 +87,10 @@ class StepCounterHook(SessionRunHook):
             if self._summary_writer is not None:
                 summary_io.write_scalars(self._summary_writer, {self._summary_tag: rate}, step)
 
+    def end(self, session):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()
+
 
 class LoggingTensorHook(SessionRunHook):
     """Logs the values of ``tensors`` every ``every_n_iter`` steps or ``every_n_secs``.

@@ -9,8 +9,8 @@ def writer_for(logdir):
 
 
 def write_scalars(writer, values, step):
-    """Writes ``{tag: number}`` as one scalar summary at ``step`` and flushes."""
+    """Writes ``{tag: number}`` as one scalar summary at ``step`` (the writer flushes in
+    the background and when it is closed; flushing here would cost ~0.5 ms per call)."""
     summary = Summary([Summary.Value(tag=tag, simple_value=float(value))
                        for tag, value in values.items()])
     writer.add_summary(summary, int(step))
-    writer.flush()

@@ -1,5 +1,6 @@
 """Elementwise math, matmul, reductions and casts, each with its gradient."""
 import functools
+import math
 
 import numpy as np
 
@@ -63,6 +64,8 @@ def sum_to_like(g, x):
         return g
     axes = _static_sum_axes(g.shape, x.shape)
     if axes is not None:
+        if axes and all(a < g.shape.ndims - x.shape.ndims for a in axes):
+            return reduce_sum(g, axis=list(axes))   # only leading dims: no reshape needed
         r = reduce_sum(g, axis=list(axes), keepdims=True) if axes else g
         if x.shape.ndims != r.shape.ndims:
             from estimator_npu.engine.ops.array_ops import reshape
@@ -654,8 +657,8 @@ def broadcast_reduced(dy, x, axis, keepdims, mean=False):
 def _broadcast_reduced(dy, x, axis, keepdims, mean):
     xs = np.shape(x)
     if axis is None and np.ndim(dy) == 0 or np.size(dy) == 1 and len(xs) <= 1:
-        value = dy.item() / max(int(np.prod(xs)), 1) if mean else dy.item()
-        return np.full(xs, value, dtype=np.result_type(dy))
+        value = dy.item() / max(math.prod(xs), 1) if mean else dy.item()
+        return np.full(xs, value, dtype=dy.dtype)
     if not mean and axis is not None and not keepdims and len(axis) == 1 and \
             axis[0] == len(xs) - 1:
         out = np.empty(xs, dtype=np.result_type(dy))

@@ -245,7 +245,35 @@ def negative_log_softmax(x):
     return math_ops.negative(log_softmax(x))
 
 
-register("SoftmaxCrossEntropyWithLogits", kernel=simple(_xent_kernel), grad=_xent_grad)
+def _xent_kernel_factory(op, ctx):
+    """The fused kernel; for 2-D float logits with a known class count, a specialised
+    version that sums rows with one BLAS product each and skips helper calls."""
+    logits = op.inputs[0]
+    n_cls = logits.shape[-1] if logits.shape.ndims == 2 else None
+    if n_cls is None or not logits.dtype.is_floating or logits.dtype.name == "bfloat16":
+        return _xent_kernel
+    ones = np.ones(n_cls, logits.dtype.np)
+    tiny = _fast._tiny(logits.dtype.np)
+    mm, exp, log = np.matmul, np.exp, np.log
+
+    def xent(x, labels):
+        z = x - x.max()
+        e = exp(z)
+        s = mm(e, ones)
+        if not s.min() > tiny:            # a row underflowed: use the exact per-row max
+            return _xent_kernel(x, labels)
+        lsum = mm(labels, ones)
+        loss = log(s)
+        loss *= lsum
+        loss -= mm(labels * z, ones)       # -sum(labels * log_softmax)
+        lsum /= s
+        back = e * lsum[:, None]           # softmax * sum(labels)
+        back -= labels
+        return loss, back
+    return xent
+
+
+register("SoftmaxCrossEntropyWithLogits", kernel=_xent_kernel_factory, grad=_xent_grad)
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
