@@ -245,3 +245,64 @@ def test_npu_optimizer_tailing_must_match_the_run_config(tmp_path):
         model_dir=str(tmp_path / "on"), is_tailing_optimization=True))
     est.train(input_fn, steps=2)
     assert est.get_variable_value("global_step") == 2
+
+
+# ------------------------------------------------------------------ overflow-skipped steps
+OVERFLOW_BATCHES = {2, 3, 11}          # batch indices (of 16, repeated) whose gradients overflow
+X_OF = X.copy()
+Y_OF = Y.copy()
+for _b in OVERFLOW_BATCHES:
+    X_OF[4 * _b:4 * _b + 4] *= 1e9
+    Y_OF[4 * _b:4 * _b + 4] *= 1e9
+
+
+def overflow_input_fn():
+    return tf.data.Dataset.from_tensor_slices((X_OF, Y_OF)).batch(4).repeat()
+
+
+def loss_scaled_model_fn(features, labels, mode):
+    from estimator_npu.npu import FixedLossScaleManager, NPULossScaleOptimizer
+    w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
+    # scaled gradients of the 1e9 batches overflow float32 (the loss itself stays finite)
+    opt = NPULossScaleOptimizer(tf.train.GradientDescentOptimizer(0.01),
+                                FixedLossScaleManager(1e30))
+    train_op = opt.minimize(loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _boundaries_with_skips(k, total):
+    """Global steps after each host call when some iterations are skipped."""
+    out, step, i = [], 0, 0
+    while step < total:
+        for _ in range(min(k, total - step)):
+            if i % 16 not in OVERFLOW_BATCHES:
+                step += 1
+            i += 1
+        out.append(step)
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 10])
+@pytest.mark.parametrize("intervals", [(10, 10, 5), (7, 3, 4)])
+def test_hook_alignment_grid_with_overflow_skipped_steps(tmp_path, caplog, k, intervals):
+    ckpt, summ, log = intervals
+    total = 20
+    est = tf.estimator.Estimator(loss_scaled_model_fn, config=NPURunConfig(
+        model_dir=str(tmp_path), iterations_per_loop=k, save_checkpoints_steps=ckpt,
+        save_summary_steps=summ, log_step_count_steps=log))
+    calls, saves = CallRecorder(), SaveRecorder()
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        est.train(overflow_input_fn, steps=total, hooks=[calls], saving_listeners=[saves])
+    b = _boundaries_with_skips(k, total)
+    assert calls.steps == b                          # skipped iterations do not count
+    assert est.get_variable_value("global_step") == total
+    expected_ckpt = [0] + _crossing(ckpt, b)
+    if expected_ckpt[-1] != total:
+        expected_ckpt.append(total)
+    assert saves.steps == expected_ckpt
+    tags = _events(str(tmp_path))
+    assert tags["loss"] == sorted({b[0]} | set(_crossing(summ, b)))
+    assert tags["global_step/sec"] == _crossing(log, b[1:], last=b[0])
+    logged = [int(s) for s in re.findall(r"loss = [^,]+, step = (\d+)", caplog.text)]
+    assert logged == sorted({b[0]} | set(_crossing(log, b)))
