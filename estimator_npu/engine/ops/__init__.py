@@ -1,7 +1,9 @@
 """Op families. Importing this package registers every primitive in the op table."""
 from estimator_npu.engine.ops import core  # noqa: F401
 from estimator_npu.engine.ops import math_ops  # noqa: F401
+from estimator_npu.engine.ops import reduction_ops  # noqa: F401
 from estimator_npu.engine.ops import array_ops  # noqa: F401
+from estimator_npu.engine.ops import slice_ops  # noqa: F401
 from estimator_npu.engine.ops import state_ops  # noqa: F401
 from estimator_npu.engine.ops import random_ops  # noqa: F401
 from estimator_npu.engine.ops import nn_ops  # noqa: F401

@@ -375,40 +375,6 @@ register("WhereIndices", kernel=simple(lambda c: np.argwhere(c).astype(np.int64)
 where_v2 = where
 
 
-def gather(params, indices, axis=0, name=None, validate_indices=None, batch_dims=0):
-    p = convert_to_tensor(params)
-    i = convert_to_tensor(indices)
-    if not i.dtype.is_integer:
-        raise TypeError(f"gather: indices must be int32/int64, got {i.dtype.name}")
-    axis = int(axis) % p.shape.ndims if p.shape.ndims else int(axis)
-    if p.shape.ndims is not None and i.shape.ndims is not None:
-        shp = list(p.shape.dims[:axis]) + list(i.shape.dims) + list(p.shape.dims[axis + 1:])
-    else:
-        shp = None
-    return make_tensor("GatherV2", [p, i], p.dtype, shp, {"axis": axis}, name=name)
-
-
-def _gather_grad(op, dy):
-    return [make_tensor("GatherGrad", [dy, op.inputs[0], op.inputs[1]], dy.dtype,
-                        op.inputs[0].shape, {"axis": op.attrs["axis"]}), None]
-
-
-def _gather_grad_kernel(dy, params, idx, axis):
-    out = np.zeros(np.shape(params), dtype=dy.dtype)
-    moved = np.moveaxis(out, axis, 0)
-    d = np.moveaxis(dy, list(builtins_range(axis, axis + np.ndim(idx))),
-                    list(builtins_range(np.ndim(idx))))
-    np.add.at(moved, np.asarray(idx).reshape(-1), d.reshape((-1,) + moved.shape[1:]))
-    return out
-
-
-register("GatherV2", kernel=lambda op, ctx: (lambda p, i, _a=op.attrs["axis"]:
-                                             np.take(p, i, axis=_a)),
-         grad=_gather_grad)
-register("GatherGrad", kernel=with_attrs(_gather_grad_kernel, "axis"),
-         grad=lambda op, g: [gather(g, op.inputs[2], axis=op.attrs["axis"]), None, None])
-
-
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     i = convert_to_tensor(indices)
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
@@ -514,110 +480,6 @@ register("TileGrad", kernel=with_attrs(_tile_grad_kernel, "reps"),
          grad=lambda op, g: [tile(g, op.attrs["reps"]), None])
 
 
-# ------------------------------------------------------------------ slicing
-builtin_slice = __builtins__["slice"] if isinstance(__builtins__, dict) else __builtins__.slice
-
-
-def slice(input_, begin, size, name=None):  # noqa: A001
-    """``tf.slice``: ``size[i] == -1`` takes the rest of dim ``i``."""
-    x = convert_to_tensor(input_)
-    begin = [int(b) for b in begin]
-    size = [int(s) for s in size]
-    key = tuple(builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
-    return _strided(x, key, name)
-
-
-def _strided(x, key, name=None):
-    """Basic indexing ``x[key]`` with ints, slices, ``None`` (new axis) and ``...``."""
-    nd = x.shape.ndims
-    dims = list(x.shape.dims) if nd is not None else None
-    out = []
-    if dims is not None:
-        n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-        if n_real > nd:
-            raise ValueError(f"Too many indices ({n_real}) for tensor {x.name} of rank {nd} "
-                             f"(shape {x.shape})")
-        i = 0
-        for k in key:
-            if k is Ellipsis:
-                for _ in builtins_range(nd - n_real):
-                    out.append(dims[i])
-                    i += 1
-            elif k is None:
-                out.append(1)
-            elif isinstance(k, builtin_slice):
-                d = dims[i]
-                out.append(None if d is None else len(builtins_range(*k.indices(d))))
-                i += 1
-            else:
-                d = dims[i]
-                if d is not None and not -d <= k < d:
-                    raise ValueError(f"Index {k} is out of bounds for dimension {i} of size "
-                                     f"{d} (shape {x.shape})")
-                i += 1
-        if i > nd:
-            raise ValueError(f"Too many indices ({i}) for tensor of rank {nd} ({x.name})")
-        out.extend(dims[i:])
-    else:
-        out = None
-    return make_tensor("StridedSlice", [x], x.dtype, out, {"key": key}, name=name)
-
-
-builtins_range = __builtins__["range"] if isinstance(__builtins__, dict) else __builtins__.range
-
-
-def _slice_grad(op, dy):
-    x = op.inputs[0]
-    return [make_tensor("SliceGrad", [dy, x], dy.dtype, x.shape, {"key": op.attrs["key"]})]
-
-
-def _slice_grad_kernel(dy, x, key):
-    out = np.zeros(np.shape(x), dtype=dy.dtype)
-    out[key] = dy
-    return out
-
-
-register("StridedSlice", kernel=lambda op, ctx: (lambda x, _k=op.attrs["key"]: x[_k]),
-         grad=_slice_grad, may_alias=True)
-register("SliceGrad", kernel=with_attrs(_slice_grad_kernel, "key"),
-         grad=lambda op, g: [_strided(g, op.attrs["key"]), None])
-
-
-def getitem(x, key):
-    """``Tensor.__getitem__`` for basic indexing."""
-    x = convert_to_tensor(x)
-    if not isinstance(key, tuple):
-        key = (key,)
-    for k in key:
-        if isinstance(k, builtin_slice):
-            for v in (k.start, k.stop, k.step):
-                if v is not None and not isinstance(v, (int, np.integer)):
-                    raise TypeError(f"Only integer slice bounds are supported, got {k}")
-        elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer)):
-            if isinstance(k, Tensor):
-                return gather(x, k)
-            raise TypeError(f"Only integers, slices, None and ... are valid indices, got "
-                            f"{type(k).__name__}")
-    key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
-    return _strided(x, key)
-
-
-def reverse(tensor, axis, name=None):
-    x = convert_to_tensor(tensor)
-    axes = [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
-    key = [builtin_slice(None)] * x.shape.ndims
-    for a in axes:
-        key[a] = builtin_slice(None, None, -1)
-    return _strided(x, tuple(key), name)
-
-
-def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
-    x = convert_to_tensor(tensor)
-    m = convert_to_tensor(mask, dtype=dtypes.bool)
-    idx = reshape(where(m), [-1])
-    return gather(x, idx)
-
-
 def broadcast_to(input, shape, name=None):  # noqa: A002
     x = convert_to_tensor(input)
     d = _static_ints(shape, "shape", "BroadcastTo")
@@ -635,6 +497,11 @@ register("BroadcastTo", kernel=with_attrs(np.broadcast_to, "shape"),
 def _sum_like(dy, x):
     from estimator_npu.engine.ops.math_ops import sum_to_like
     return sum_to_like(dy, x)
+
+
+# Slicing and indexing, re-exported (``array_ops.gather``); last, as slice_ops imports from here.
+from estimator_npu.engine.ops.slice_ops import (  # noqa: E402,F401
+    boolean_mask, builtin_slice, builtins_range, gather, getitem, reverse, slice)
 
 
 TensorShape = TensorShape
