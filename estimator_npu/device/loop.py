@@ -25,7 +25,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import GraphKeys, Operation, get_default_graph
 from estimator_npu.engine.ops.core import group, make_op
 from estimator_npu.engine.ops.state_ops import Variable
-from estimator_npu.engine.plan import needed_ops
+from estimator_npu.engine.plan import needed_ops, reraise_from_plan
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.utils import logging
 
@@ -96,6 +96,13 @@ def host_side_input_reason(train_op, enable_data_pre_proc=True):
     return None
 
 
+def check_train_op(train_op):
+    """The adapter's check: the loop wraps an ``Operation`` (``ValueError`` otherwise)."""
+    if not isinstance(train_op, Operation):
+        raise ValueError(f"The incoming 'train_op' type is '{type(train_op).__name__}', and "
+                         "the need type is 'Operation'")
+
+
 def make_iteration_op(train_op, loop_vars, name="IterationOp", single_step=False):
     """Returns a group op that runs ``train_op`` ``iterations_per_loop`` times per call.
 
@@ -105,9 +112,7 @@ def make_iteration_op(train_op, loop_vars, name="IterationOp", single_step=False
         name: name of the returned group op.
         single_step: run one step per call whatever the count (input on the host).
     """
-    if not isinstance(train_op, Operation):
-        raise ValueError(f"The incoming 'train_op' type is '{type(train_op).__name__}', and "
-                         "the need type is 'Operation'")
+    check_train_op(train_op)
     g = train_op.graph
     placeholders = [op.outputs[0] for op in needed_ops([train_op], set())
                     if op.type == "Placeholder"]
@@ -138,8 +143,11 @@ def _loop_kernel(op, ctx):
             if not body.checked:
                 body.check_initialized()
             fn = body.fn
-            for _ in range(k - 1):
-                fn(*feed_values)
+            try:
+                for _ in range(k - 1):
+                    fn(*feed_values)
+            except Exception as exc:  # noqa: BLE001 - re-raised naming the op in the body
+                reraise_from_plan(body, exc)
     return run_loop
 
 

@@ -8,14 +8,7 @@ and the ``IterationOp`` group) and loads ``n``; for graphs that are frozen later
 """
 from estimator_npu.device import config as npu_config
 from estimator_npu.device import loop as device_loop
-from estimator_npu.engine.graph import Operation
 from estimator_npu.utils import logging, validation
-
-
-def _check_train_op(train_op):
-    if not isinstance(train_op, Operation):
-        raise ValueError(f"The incoming 'train_op' type is '{type(train_op).__name__}', and "
-                         "the need type is 'Operation'")
 
 
 def _check_count(iterations_per_loop):
@@ -52,7 +45,7 @@ def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
     Raises:
         ValueError: ``train_op`` is not an ``Operation``, or the count is not positive.
     """
-    _check_train_op(train_op)
+    device_loop.check_train_op(train_op)
     _check_count(iterations_per_loop)
     if iterations_per_loop == 1:
         return train_op
@@ -71,7 +64,7 @@ class IterationPerLoop:
     def create_iteration_per_loop_var(self, train_op):
         """Creates the loop variables and returns the ``IterationOp`` group (changes the
         graph: call it before the graph is finalized)."""
-        _check_train_op(train_op)
+        device_loop.check_train_op(train_op)
         self._loop_vars = device_loop.create_loop_variables(train_op.graph)
         return _make(train_op, self._loop_vars)
 

@@ -176,3 +176,20 @@ def test_one_shot_iterator_runs_one_step_per_call_and_warns(caplog):
         assert sess.run(gs) == 1
     assert any("one-shot" in r.getMessage() and "one training step" in r.getMessage()
                for r in caplog.records)
+
+
+def test_an_error_inside_the_loop_names_the_failing_op_in_the_body():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable(tf.ones([2, 1]), name="w")
+    rows = tf.reshape(x, [-1, 4], name="needs_four")   # fails at run time for odd rows
+    gs = tf.train.get_or_create_global_step()
+    with tf.control_dependencies([rows]):
+        train_op = tf.group(tf.assign_add(gs, 1), tf.assign_add(w, tf.ones([2, 1])))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        loop_op = util.set_iteration_per_loop(sess, train_op, 4)
+        sess.run(loop_op, feed_dict={x: np.ones((2, 2), np.float32)})
+        assert sess.run(gs) == 4
+        with pytest.raises(tf.errors.InvalidArgumentError, match="needs_four") as info:
+            sess.run(loop_op, feed_dict={x: np.ones((1, 2), np.float32)})
+        assert "IterationOp" not in str(info.value)
