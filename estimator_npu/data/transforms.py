@@ -217,7 +217,12 @@ class RepeatNode(_Unary):
                 return
 
 
-class TakeNode(_Unary):
+class _CountNode(_Unary):
+    """``take``/``skip``: a count (-1 for "all") applied to the index stream when the
+    input has one (``chunks_fn(passes, count)``), else to the element iterator."""
+
+    chunks_fn = None
+
     def __init__(self, node, count):
         super().__init__(node)
         self._count = count
@@ -228,7 +233,12 @@ class TakeNode(_Unary):
         if ix is None:
             return None
         count = resolve(env, "count", self._count, 0, (-1,))
-        return IndexStream(ix.arrays, lambda: index_ops.take_chunks(ix.passes(), count))
+        chunks = type(self).chunks_fn
+        return IndexStream(ix.arrays, lambda: chunks(ix.passes(), count))
+
+
+class TakeNode(_CountNode):
+    chunks_fn = staticmethod(index_ops.take_chunks)
 
     def iterate(self, env):
         count = resolve(env, "count", self._count, 0, (-1,))
@@ -236,18 +246,8 @@ class TakeNode(_Unary):
         return it if count < 0 else itertools.islice(it, count)
 
 
-class SkipNode(_Unary):
-    def __init__(self, node, count):
-        super().__init__(node)
-        self._count = count
-        self.scalar_args = (("count", count, 0, (-1,)),)
-
-    def indexed(self, env):
-        ix = self.input.indexed(env)
-        if ix is None:
-            return None
-        count = resolve(env, "count", self._count, 0, (-1,))
-        return IndexStream(ix.arrays, lambda: index_ops.skip_chunks(ix.passes(), count))
+class SkipNode(_CountNode):
+    chunks_fn = staticmethod(index_ops.skip_chunks)
 
     def iterate(self, env):
         count = resolve(env, "count", self._count, 0, (-1,))
