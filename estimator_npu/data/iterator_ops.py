@@ -128,6 +128,7 @@ def _get_next_kernel(op, ctx):
 register("MakeIterator", kernel=_make_iterator_kernel, grad=NOT_DIFFERENTIABLE,
          stateful=True)
 register("IteratorGetNext", kernel=_get_next_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
+         input_source=True,
          may_alias=True)
 
 

@@ -35,7 +35,7 @@ class DType:
 
     @property
     def is_differentiable(self):
-        return self._np.kind in "fc" or self.name == "bfloat16"
+        return self._np.kind in "fc" or self.name in ("bfloat16", "variant")
 
     @property
     def base_dtype(self):
@@ -55,7 +55,7 @@ class DType:
 
     def __eq__(self, other):
         if isinstance(other, DType):
-            return self._np == other._np
+            return self._np == other._np and (self.name == "variant") == (other.name == "variant")
         try:
             return self._np == as_dtype(other)._np
         except (TypeError, ValueError):
@@ -83,12 +83,16 @@ uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)  # noqa: A001 - TF1 name
 string = DType("string", np.object_)
 complex64 = DType("complex64", np.complex64)
+# Opaque host objects (a TensorArray's contents). Differentiable: its gradient is another
+# TensorArray value. Never equal to ``string`` although both hold numpy objects.
+variant = DType("variant", np.object_)
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
         complex64]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_NP = {d.np: d for d in _ALL}
+_BY_NAME["variant"] = variant
 
 try:  # optional bfloat16 support
     import ml_dtypes as _ml_dtypes

@@ -76,7 +76,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if not lst:
                 return None
             if len(lst) > 1:
-                acc[t] = [math_ops.add_n(lst)]
+                if t.dtype.name == "variant":  # TensorArray flows: entry-wise sums
+                    from estimator_npu.engine.ops.tensor_array_ops import sum_flow_grads
+                    acc[t] = [sum_flow_grads(lst)]
+                else:
+                    acc[t] = [math_ops.add_n(lst)]
             return acc[t][0]
 
         for op in reversed(order):

@@ -150,6 +150,7 @@ class Operation:
         self.control_inputs = list(control_inputs)
         self.outputs = ()
         self._id = None
+        self._frame = None  # the subgraph trace frame the op was built in (None: top level)
 
     @property
     def node_def(self):
@@ -193,6 +194,7 @@ class Graph:
         self._var_store = {}
         self._version = 0
         self._rewrites = []  # graph rewrite passes applied at plan compilation
+        self._frames = []  # open subgraph traces (see ``subgraph``), innermost last
 
     # ----- building -----
     @property
@@ -287,6 +289,10 @@ class Graph:
             if t.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the "
                                  f"{op_type} op being created.")
+        frame = self._frames[-1] if self._frames else None
+        if frame is not None:
+            # Inside a branch or loop body: outer tensors become explicit captures.
+            inputs = [frame.resolve(t) for t in inputs]
         with self._lock:
             if name and name.endswith("/"):
                 name = name[:-1]  # an exact name, already reserved by a name scope
@@ -304,6 +310,7 @@ class Graph:
                 if c not in ctrl:
                     ctrl.append(c)
             op = Operation(self, name, op_type, inputs, dict(attrs or {}), ctrl)
+            op._frame = frame
             op.outputs = tuple(Tensor(op, i, _dtypes.as_dtype(dt), as_shape(shp))
                                for i, (dt, shp) in enumerate(out_specs))
             op._id = len(self._ops)
@@ -311,6 +318,17 @@ class Graph:
             self._ops_by_name[name] = op
             self._version += 1
         return op
+
+    @contextlib.contextmanager
+    def _outside_subgraphs(self):
+        """Builds ops at the top level even inside a branch or loop body (TF1's
+        ``init_scope``: variable initializers are lifted out of control flow)."""
+        saved, self._frames = self._frames, []
+        try:
+            with self.control_dependencies(None):
+                yield
+        finally:
+            self._frames = saved
 
     # ----- lookup -----
     def get_operations(self):

@@ -15,24 +15,49 @@ Each primitive is registered once, in the module of its family::
   so a session copies their values before handing them to the user.
 * ``inline(op, ctx, bind)`` optionally returns a Python expression to splice into the plan
   instead of a call (used for cheap reads such as variable values).
+
+Properties the plan compiler needs are flags on the definition, never op-type strings
+(all optional keyword arguments of ``register``, ``False`` by default):
+
+* ``runs_first``: the op and its ancestors run before every other op of a plan (the
+  device loop, so that fetches next to it see the state after the loop).
+* ``input_source``: the op pulls the next input batch (``get_next``); it runs right after
+  the ``runs_first`` ops, so the end of input stops a step before it changes anything.
+* ``reads_variable``: the op reads a variable's stored value (checked for initialization
+  when a plan is compiled; used directly, never captured, inside branches and bodies).
+* ``initializes_variable``: an op of this type whose ``is_initializer`` attribute is set
+  initializes ``attrs["var"]``: reads of that variable in the same plan wait for it.
+* ``constant``: the op has no inputs and a fixed value (used directly inside bodies).
+* ``subgraphs``: the op runs traced subgraphs (``attrs["subgraphs"]``: cond branches,
+  loop bodies); inspection and ``explain`` look into them.
+
+The table itself is built here; op families add their entries with explicit
+``register`` calls (``estimator_npu.engine.ops`` imports every family once).
 """
 import functools
 
 NOT_DIFFERENTIABLE = "not differentiable"
+FLAGS = ("runs_first", "input_source", "reads_variable", "initializes_variable", "constant",
+         "subgraphs")
 
 
 class OpDef:
     """A registered primitive op type."""
 
-    __slots__ = ("type", "kernel", "grad", "may_alias", "inline", "stateful")
+    __slots__ = ("type", "kernel", "grad", "may_alias", "inline", "stateful") + FLAGS
 
-    def __init__(self, op_type, kernel, grad, may_alias, inline, stateful):
+    def __init__(self, op_type, kernel, grad, may_alias, inline, stateful, **flags):
         self.type = op_type
         self.kernel = kernel
         self.grad = grad
         self.may_alias = may_alias
         self.inline = inline
         self.stateful = stateful
+        for f in FLAGS:
+            setattr(self, f, bool(flags.pop(f, False)))
+        if flags:
+            raise TypeError(f"register({op_type!r}): unknown flags {sorted(flags)}; "
+                            f"known flags are {list(FLAGS)}")
 
     @property
     def differentiable(self):
@@ -42,14 +67,16 @@ class OpDef:
 _TABLE = {}
 
 
-def register(op_type, kernel, grad, may_alias=False, inline=None, stateful=False):
-    """Registers primitive ``op_type``; ``grad`` is required (or ``NOT_DIFFERENTIABLE``)."""
+def register(op_type, kernel, grad, may_alias=False, inline=None, stateful=False, **flags):
+    """Registers primitive ``op_type``; ``grad`` is required (or ``NOT_DIFFERENTIABLE``).
+
+    ``flags`` are the compiler properties listed in the module docstring."""
     if op_type in _TABLE:
         raise ValueError(f"Op type {op_type!r} is already registered.")
     if grad is None:
         raise ValueError(f"Op type {op_type!r} needs a gradient function or "
                          "NOT_DIFFERENTIABLE.")
-    _TABLE[op_type] = OpDef(op_type, kernel, grad, may_alias, inline, stateful)
+    _TABLE[op_type] = OpDef(op_type, kernel, grad, may_alias, inline, stateful, **flags)
     return _TABLE[op_type]
 
 

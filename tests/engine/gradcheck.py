@@ -135,8 +135,10 @@ class _Point:
 
 def _check_static_info(point, ops, inputs):
     """Every forward output's runtime dtype and shape agree with its static ones (stateful
-    ops such as variable initializers are left alone: fetching them would run them)."""
-    tensors = [t for op in ops if not registry.get(op.type).stateful for t in op.outputs]
+    ops such as variable initializers are left alone: fetching them would run them; ops
+    inside a branch or loop body have values only while it runs)."""
+    tensors = [t for op in ops if not registry.get(op.type).stateful and
+               getattr(op, "_frame", None) is None for t in op.outputs]
     for t, value in zip(tensors, point.run(tensors, inputs)):
         value = np.asarray(value)
         if value.dtype != t.dtype.np or not t.shape.is_compatible_with(value.shape):

@@ -9,5 +9,8 @@ from estimator_npu.engine.ops import random_ops  # noqa: F401
 from estimator_npu.engine.ops import nn_ops  # noqa: F401
 from estimator_npu.engine.ops import conv_ops  # noqa: F401
 from estimator_npu.engine.ops import control_ops  # noqa: F401
+from estimator_npu.engine.ops import loop_ops  # noqa: F401
+from estimator_npu.engine.ops import tensor_array_ops  # noqa: F401
+from estimator_npu.engine.ops import sequence_ops  # noqa: F401
 from estimator_npu.engine.ops import script_ops  # noqa: F401
 from estimator_npu.engine.ops import clip_ops  # noqa: F401

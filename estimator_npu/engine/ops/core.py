@@ -115,7 +115,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 
 register("Const", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE,
-         inline=lambda op, ctx, bind: bind(op.attrs["value"]))
+         inline=lambda op, ctx, bind: bind(op.attrs["value"]), constant=True)
 
 
 def placeholder(dtype, shape=None, name=None):

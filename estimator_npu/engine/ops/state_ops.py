@@ -14,7 +14,8 @@ from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.engine.shape import as_shape
 
 register("VariableV2", kernel=lambda op, ctx: None, grad=lambda op, dy: [],
-         inline=lambda op, ctx, bind: bind(ctx.store(op)) + ".value", may_alias=True)
+         inline=lambda op, ctx, bind: bind(ctx.store(op)) + ".value", may_alias=True,
+         reads_variable=True)
 
 
 def _assign_kernel(mode):
@@ -46,7 +47,7 @@ def _assign_kernel(mode):
 
 
 register("Assign", kernel=_assign_kernel("assign"), grad=NOT_DIFFERENTIABLE,
-         may_alias=True, stateful=True)
+         may_alias=True, stateful=True, initializes_variable=True)
 register("AssignAdd", kernel=_assign_kernel("add"), grad=NOT_DIFFERENTIABLE,
          may_alias=True, stateful=True)
 register("AssignSub", kernel=_assign_kernel("sub"), grad=NOT_DIFFERENTIABLE,
@@ -105,7 +106,9 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         g = get_default_graph()
         g._check_not_finalized()
-        with g.name_scope(name or "Variable") as scope:
+        # A variable created inside a branch or loop body is still initialized once, at
+        # the top level (TF1's init_scope); the body reads it.
+        with g._outside_subgraphs(), g.name_scope(name or "Variable") as scope:
             base = scope[:-1]
             if callable(initial_value):
                 with g.name_scope("Initializer"):

@@ -1,0 +1,1 @@
+"""``tf.contrib``: TF1 contrib names mapped onto estimator_npu."""

@@ -1,0 +1,9 @@
+"""``tf.contrib.rnn``: the TF1 contrib names of the recurrent cells and RNN functions."""
+from estimator_npu.engine.rnn import static_bidirectional_rnn, static_rnn  # noqa: F401
+from estimator_npu.engine.rnn_cell import (BasicLSTMCell, BasicRNNCell,  # noqa: F401
+                                           DropoutWrapper, GRUCell, LSTMCell, LSTMStateTuple,
+                                           MultiRNNCell, ResidualWrapper, RNNCell)
+
+__all__ = ["BasicLSTMCell", "BasicRNNCell", "DropoutWrapper", "GRUCell", "LSTMCell",
+           "LSTMStateTuple", "MultiRNNCell", "ResidualWrapper", "RNNCell", "static_rnn",
+           "static_bidirectional_rnn"]

@@ -1,0 +1,187 @@
+"""Gradient-check cases for control flow: cond/case (``If``), while_loop/map_fn/scan/fold
+(``While``) and TensorArray ops, with known and unknown static shapes, nested constructs
+and variables captured only inside a branch or body (``variables=True`` makes the inputs
+variables that only the subgraph reads).
+
+Each case is ``(op_type, case_id, build, make_inputs, options)`` (see ``gradcheck``);
+control-flow gradients are first order (``WhileGrad``/``IfGrad`` have no gradient).
+"""
+import numpy as np
+
+import estimator_npu as tf
+
+CASES = []
+
+
+def case(op_type, case_id, build, make_inputs, **options):
+    options.setdefault("order", 1)
+    CASES.append((op_type, case_id, build, make_inputs, options))
+
+
+def normal(*shapes):
+    return lambda rng: [rng.standard_normal(s) for s in shapes]
+
+
+def _pos(v):
+    return tf.reduce_sum(v) > 0.0
+
+
+# ------------------------------------------------------------------ cond / case
+def _cond_both(x, y):
+    return tf.cond(_pos(x), lambda: tf.sin(x) * y, lambda: x * x + y)
+
+
+def _cond_true(x, y):
+    return tf.cond(tf.constant(True), lambda: tf.sin(x) * y, lambda: x * x + y)
+
+
+def _cond_false(x, y):
+    return tf.cond(tf.constant(False), lambda: tf.sin(x) * y, lambda: tf.exp(x) * y)
+
+
+def _cond_structured(x, y):
+    out = tf.cond(tf.constant(True), lambda: {"a": x * y, "b": (x, tf.tanh(y))},
+                  lambda: {"a": x + y, "b": (y, x)})
+    return out["a"] + out["b"][0] * out["b"][1]
+
+
+def _cond_nested(x, y):
+    def outer():
+        return tf.cond(tf.constant(False), lambda: x * 3.0, lambda: tf.tanh(x) * y)
+    return tf.cond(tf.constant(True), outer, lambda: y)
+
+
+def _case(x, y):
+    return tf.case([(tf.constant(False), lambda: x * 2.0), (tf.constant(True), lambda: x * y)],
+                   default=lambda: y)
+
+
+for dyn in (False, True):
+    tag = "_dynamic" if dyn else ""
+    case("If", "true_branch" + tag, _cond_true, normal((3,), (3,)), dynamic=dyn)
+    case("If", "false_branch" + tag, _cond_false, normal((2, 3), (2, 3)), dynamic=dyn)
+case("If", "data_dependent_pred", _cond_both, normal((4,), (4,)))
+case("If", "structured_outputs", _cond_structured, normal((3,), (3,)))
+case("If", "nested", _cond_nested, normal((2, 2), (2, 2)), dynamic="rank")
+case("If", "case", _case, normal((3,), (3,)))
+case("If", "captured_variables", _cond_true, normal((3,), (3,)), variables=True)
+
+
+# ------------------------------------------------------------------ while_loop
+def _while_power(x, y):
+    def body(i, a):
+        return i + 1, a * y + tf.sin(x)
+    _, a = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), x])
+    return a
+
+
+def _while_max_iter(x, y):
+    _, a = tf.while_loop(lambda i, a: tf.constant(True), lambda i, a: (i + 1, tf.tanh(a) * y),
+                         [0, x], maximum_iterations=4)
+    return a
+
+
+def _while_nested(x, y):
+    def inner(a):
+        return tf.while_loop(lambda j, b: j < 2, lambda j, b: (j + 1, b * y + 0.5),
+                             [0, a])[1]
+
+    def body(i, a):
+        return i + 1, inner(tf.sin(a))
+    return tf.while_loop(lambda i, a: i < 2, body, [0, x])[1]
+
+
+def _while_cond_inside(x, y):
+    def body(i, a):
+        b = tf.cond(i < 1, lambda: a * y, lambda: tf.sin(a) + y)
+        return i + 1, b
+    return tf.while_loop(lambda i, a: i < 3, body, [0, x])[1]
+
+
+def _while_data_dependent(x, y):
+    # runs until the value grows past a bound: the trip count depends on x
+    def body(i, a):
+        return i + 1, a * 1.5 + tf.abs(y) + 0.1
+    return tf.while_loop(lambda i, a: tf.reduce_sum(a) < 20.0, body, [0, x],
+                         maximum_iterations=50)[1]
+
+
+def _while_shape_invariant(x, y):
+    def body(i, a):
+        return i + 1, tf.concat([a, a[-1:] * y[:1]], 0)
+    _, a = tf.while_loop(lambda i, a: i < 2, body, [0, x],
+                         shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])
+    return tf.reduce_sum(a * a) + tf.reduce_sum(y)
+
+
+for dyn in (False, True):
+    tag = "_dynamic" if dyn else ""
+    case("While", "recurrence" + tag, _while_power, normal((3,), (3,)), dynamic=dyn)
+case("While", "maximum_iterations", _while_max_iter, normal((2, 3), (2, 3)))
+case("While", "nested_loops", _while_nested, normal((3,), (3,)))
+case("While", "cond_in_body", _while_cond_inside, normal((3,), (3,)), dynamic=True)
+case("While", "data_dependent_trip_count",
+     _while_data_dependent, lambda rng: [np.abs(rng.standard_normal(3)),
+                                         rng.standard_normal(3)])
+case("While", "shape_invariants", _while_shape_invariant, normal((3,), (3,)))
+case("While", "captured_variables", _while_power, normal((3,), (3,)), variables=True)
+case("While", "map_fn", lambda x, y: tf.map_fn(lambda r: tf.sin(r) * r, x) * y,
+     normal((4, 3), (4, 3)), dynamic=True)
+case("While", "map_fn_nested", lambda x, y: tf.map_fn(
+    lambda p: (p[0] * p[1], p[0] + p[1]), (x, y), dtype=(tf.float64, tf.float64))[0] * x,
+     normal((3, 2), (3, 2)))
+case("While", "scan", lambda x, y: tf.scan(lambda a, r: a * r + y[0], x),
+     normal((4, 3), (4, 3)), dynamic=True)
+case("While", "scan_reverse", lambda x, y: tf.scan(lambda a, r: tf.tanh(a + r), x,
+                                                   initializer=y[0], reverse=True),
+     normal((3, 2), (3, 2)))
+case("While", "foldl", lambda x, y: tf.foldl(lambda a, r: a * r, x, initializer=y[0]),
+     normal((3, 2), (3, 2)))
+case("While", "foldr", lambda x, y: tf.foldr(lambda a, r: tf.sin(a) + r * y[1], x),
+     normal((3, 2), (3, 2)))
+
+
+# ------------------------------------------------------------------ TensorArray
+def _ta_loop(x, y):
+    ta = tf.TensorArray(tf.float64, size=3)
+
+    def body(i, ta):
+        return i + 1, ta.write(i, x * tf.cast(i + 1, tf.float64) + y)
+    _, ta = tf.while_loop(lambda i, ta: i < 3, body, [0, ta])
+    return ta.stack() * ta.read(1)
+
+
+def _ta_read(x, y):
+    ta = tf.TensorArray(tf.float64, size=2).unstack(tf.stack([x, y]))
+    return ta.read(0) * ta.read(1) + ta.read(0)
+
+
+def _ta_gather_scatter(x, y):
+    ta = tf.TensorArray(tf.float64, size=3).scatter([2, 0], tf.stack([x, y]))
+    ta = ta.write(1, x * y)
+    return ta.gather([0, 2]) * 2.0 + ta.concat()[:1]
+
+
+def _ta_concat_split(x, y):
+    ta = tf.TensorArray(tf.float64, size=2).split(tf.concat([x, y], 0), [3, 3])
+    return ta.concat() * tf.concat([y, x], 0)
+
+
+def _ta_dynamic(x, y):
+    ta = tf.TensorArray(tf.float64, size=0, dynamic_size=True)
+
+    def body(i, ta):
+        return i + 1, ta.write(i, tf.sin(x) * y)
+    _, ta = tf.while_loop(lambda i, ta: i < 2, body, [0, ta])
+    return ta.stack()
+
+
+case("TensorArrayWriteV3", "in_loop", _ta_loop, normal((3,), (3,)))
+case("TensorArrayWriteV3", "dynamic_size", _ta_dynamic, normal((2,), (2,)), dynamic=True)
+case("TensorArrayReadV3", "unstacked", _ta_read, normal((2, 2), (2, 2)))
+case("TensorArrayUnstackV3", "read", _ta_read, normal((3,), (3,)), dynamic=True)
+case("TensorArrayStackV3", "in_loop", _ta_loop, normal((2,), (2,)), dynamic=True)
+case("TensorArrayGatherV3", "scatter", _ta_gather_scatter, normal((3,), (3,)))
+case("TensorArrayScatterV3", "gather", _ta_gather_scatter, normal((2, 2), (2, 2)))
+case("TensorArrayConcatV3", "split", _ta_concat_split, normal((3,), (3,)))
+case("TensorArraySplitV3", "concat", _ta_concat_split, normal((3, 2), (3, 2)))
