@@ -185,3 +185,46 @@ case("TensorArrayGatherV3", "scatter", _ta_gather_scatter, normal((3,), (3,)))
 case("TensorArrayScatterV3", "gather", _ta_gather_scatter, normal((2, 2), (2, 2)))
 case("TensorArrayConcatV3", "split", _ta_concat_split, normal((3,), (3,)))
 case("TensorArraySplitV3", "concat", _ta_concat_split, normal((3, 2), (3, 2)))
+
+
+# ------------------------------------------------------------------ sequences and RNNs
+case("ReverseSequence", "batch_major",
+     lambda x, y: tf.reverse_sequence(x, [3, 1], seq_axis=1, batch_axis=0) * y,
+     normal((2, 3, 2), (2, 3, 2)), dynamic=True)
+case("ReverseSequence", "time_major",
+     lambda x, y: tf.reverse_sequence(x * y, [2, 3, 0], seq_axis=0, batch_axis=1),
+     normal((3, 3), (3, 3)))
+
+
+
+
+def _lstm_case(x, c):
+    cell = tf.nn.rnn_cell.LSTMCell(3, use_peepholes=True, cell_clip=0.8, num_proj=2)
+    out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=[3, 1],
+                                   initial_state=tf.nn.rnn_cell.LSTMStateTuple(c, c[:, :2]),
+                                   dtype=tf.float64)
+    return tf.reduce_sum(out, 1) + tf.reduce_sum(state.c * state.h[:, :1], 1, keepdims=True)
+
+
+def _gru_case(x, h):
+    x.set_shape([None, None, 3])  # unknown time and batch; TF needs the depth
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(3),
+                                        tf.nn.rnn_cell.BasicLSTMCell(3)])
+    out, state = tf.nn.dynamic_rnn(cell, x, initial_state=(h, cell.zero_state(2, tf.float64)[1]),
+                                   dtype=tf.float64, time_major=True)
+    return out * 2.0 + state[0][None, :, :]
+
+
+def _bidi_case(x, y):
+    (fw, bw), _ = tf.nn.bidirectional_dynamic_rnn(
+        tf.nn.rnn_cell.BasicRNNCell(2), tf.nn.rnn_cell.BasicLSTMCell(2), x * y,
+        sequence_length=[3, 2], dtype=tf.float64)
+    return fw + bw
+
+
+case("While", "dynamic_rnn_lstm_peephole_proj", _lstm_case,
+     lambda rng: [rng.standard_normal((2, 3, 2)), 0.5 * rng.standard_normal((2, 3))])
+case("While", "dynamic_rnn_multi_gru_time_major", _gru_case,
+     lambda rng: [rng.standard_normal((4, 2, 3)), 0.5 * rng.standard_normal((2, 3))],
+     dynamic=True)
+case("While", "bidirectional_rnn", _bidi_case, normal((2, 3, 2), (2, 3, 2)))
