@@ -13,10 +13,13 @@ Gate layout follows TF1: one kernel ``[input_depth + units, 4 * units]`` split a
 """
 import collections
 
+import numpy as np
+
 from estimator_npu.engine import dtypes, init_ops
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops import array_ops, math_ops, nn_ops
-from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
 from estimator_npu.utils import nest
 
@@ -35,12 +38,23 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
 
 
 def _zeros(batch_size, size, dtype):
-    shape = [batch_size] + (list(size) if isinstance(size, (list, tuple)) else [size])
-    if any(hasattr(d, "op") for d in shape):
-        return array_ops.fill(array_ops.stack([convert_to_tensor(d, dtype=dtypes.int32)
-                                               for d in shape]),
-                              convert_to_tensor(0, dtype=dtype))
-    return array_ops.zeros(shape, dtype=dtype)
+    size = list(size) if isinstance(size, (list, tuple)) else [size]
+    if isinstance(batch_size, int):
+        return array_ops.zeros([batch_size] + size, dtype=dtype)
+    batch = convert_to_tensor(batch_size, dtype=dtypes.int32)
+    static = None
+    from estimator_npu.engine.shape import TensorShape
+    return make_tensor("ZeroState", [batch], dtype, TensorShape([static] + size),
+                       {"size": tuple(size), "dtype": dtype}, name="zeros")
+
+
+def _zero_state_kernel(op, ctx):
+    size, npd = op.attrs["size"], op.attrs["dtype"].np
+    return lambda batch: np.zeros((int(batch),) + size, npd)
+
+
+# zeros of a batch size known only at run time (the batch dim of the inputs)
+register("ZeroState", kernel=_zero_state_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 class RNNCell:
