@@ -21,7 +21,7 @@ import importlib.util
 import pathlib
 import sys
 
-COMMANDS = ("train", "evaluate", "list")
+COMMANDS = ("train", "evaluate", "list", "explain")
 _REQUIRED = {"model_fn", "main", "STATED_ACCURACY"}
 
 USAGE = """\
@@ -29,6 +29,8 @@ usage: estimator-npu train <model> [flags]     train, then evaluate on the test 
        estimator-npu evaluate <model> [flags]  evaluate the checkpoint in --model_dir
        estimator-npu list                      the available models
        estimator-npu <train|evaluate> <model> --help   the model's flags
+       estimator-npu explain <script.py> [args]  run a script, printing each execution
+                                               plan its sessions compile (to stderr)
 """
 
 
@@ -115,6 +117,8 @@ def main(argv=None):
     if command == "list":
         _list(sys.stdout)
         return 0
+    if command == "explain" and rest and rest[0] not in ("-h", "--help"):
+        return _explain(rest[0], rest[1:])
     if not rest or rest[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if rest else sys.stderr)
         _list(sys.stdout if rest else sys.stderr)
@@ -130,6 +134,22 @@ def main(argv=None):
         print(f"estimator-npu: {e}", file=sys.stderr)
         return 2
     return module.main(["--mode", command] + flags, prog=f"estimator-npu {command} {name}")
+
+
+def _explain(script, args):
+    """Runs ``script`` as ``__main__`` with every compiled plan printed to stderr."""
+    import runpy
+    from estimator_npu.engine import session
+    old_argv, old_to = sys.argv, session.EXPLAIN_TO
+    sys.argv = [script] + list(args)
+    session.EXPLAIN_TO = sys.stderr
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv, session.EXPLAIN_TO = old_argv, old_to
+    return 0
 
 
 if __name__ == "__main__":

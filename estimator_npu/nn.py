@@ -8,7 +8,7 @@ from estimator_npu.engine.ops.nn_ops import (batch_normalization, bias_add, drop
                                              softmax, softmax_cross_entropy_with_logits,
                                              softmax_cross_entropy_with_logits_v2, softplus,
                                              sparse_softmax_cross_entropy_with_logits)
-from estimator_npu.engine import rnn_cell  # noqa: F401,E402 - tf.nn.rnn_cell
+from estimator_npu.rnn import cells as rnn_cell  # noqa: F401,E402 - tf.nn.rnn_cell
 from estimator_npu.engine.ops.sequence_ops import reverse_sequence  # noqa: F401,E402
-from estimator_npu.engine.rnn import (bidirectional_dynamic_rnn, dynamic_rnn,  # noqa: F401,E402
-                                      static_bidirectional_rnn, static_rnn)
+from estimator_npu.rnn.dynamic import (bidirectional_dynamic_rnn, dynamic_rnn,  # noqa: F401,E402
+                                   static_bidirectional_rnn, static_rnn)

@@ -5,7 +5,7 @@ Order, lowest first::
     errors, utils, datasets        (no project imports beyond each other)
     engine                          graph, ops, gradients, session
     core, distribute                protobuf import-path shim; collectives
-    data, train                     input pipelines; optimizers, checkpoints, summaries
+    data, train, rnn                input pipelines; optimizers, checkpoints, summaries; RNN cells
     device                          the device loop (iterations_per_loop)
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
@@ -27,11 +27,12 @@ RANKS = {
     "errors": 0, "utils": 0, "datasets": 0,
     "engine": 1,
     "core": 2, "distribute": 2,
-    "data": 3, "train": 3,
+    "data": 3, "train": 3, "rnn": 3,
     "device": 4,
     "hooks": 5,
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
+    "contrib": 8,  # tf.contrib facades (contrib/rnn.py, ...): TF1 names, no logic
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 
@@ -143,7 +144,9 @@ def test_checker_catches_an_upward_import(tmp_path):
 @pytest.mark.parametrize("layer", ["engine", "device", "hooks"])
 def test_core_line_budget(layer):
     """STYLE.md rule 11: the core is counted; each layer stays under its budget."""
-    budget = {"engine": 8000, "device": 1200, "hooks": 2500}[layer]
+    # engine: 8000 -> 9000 for graph-level control flow (subgraphs, cond, while_loop,
+    # TensorArray, map_fn/scan/fold), which must live in the engine (issue 15)
+    budget = {"engine": 9000, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -1,6 +1,6 @@
 """``tf.contrib.rnn``: the TF1 contrib names of the recurrent cells and RNN functions."""
-from estimator_npu.engine.rnn import static_bidirectional_rnn, static_rnn  # noqa: F401
-from estimator_npu.engine.rnn_cell import (BasicLSTMCell, BasicRNNCell,  # noqa: F401
+from estimator_npu.rnn.dynamic import static_bidirectional_rnn, static_rnn  # noqa: F401
+from estimator_npu.rnn.cells import (BasicLSTMCell, BasicRNNCell,  # noqa: F401
                                            DropoutWrapper, GRUCell, LSTMCell, LSTMStateTuple,
                                            MultiRNNCell, ResidualWrapper, RNNCell)
 

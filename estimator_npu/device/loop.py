@@ -27,6 +27,7 @@ from estimator_npu.engine.ops.core import group, make_op
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.plan import needed_ops, reraise_from_plan
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.subgraph import RepeatedBody
 from estimator_npu.utils import logging
 
 LOOP_SCOPE = "npu_runconfig"
@@ -118,9 +119,10 @@ def make_iteration_op(train_op, loop_vars, name="IterationOp", single_step=False
                     if op.type == "Placeholder"]
     with g.as_default():
         with g.name_scope(name + "/"):
+            body = RepeatedBody([train_op], placeholders, name + "/body")
             loop = make_op("IterationLoop", placeholders, [],
                            {"body": train_op, "count": loop_vars.iterations_per_loop.op,
-                            "single_step": single_step, "run_first": True},
+                            "single_step": single_step, "subgraphs": (body,)},
                            name="loop")
         op = group(loop, train_op, name=name)
     cond = loop_vars["loop_cond"].op
@@ -131,11 +133,9 @@ def make_iteration_op(train_op, loop_vars, name="IterationOp", single_step=False
 
 
 def _loop_kernel(op, ctx):
-    body_op = op.attrs["body"]
-    feeds = list(op.inputs)
     count = ctx.store(op.attrs["count"])
     single = op.attrs["single_step"]
-    body = ctx.compile([body_op], feeds)
+    body = op.attrs["subgraphs"][0].compile(ctx)
 
     def run_loop(*feed_values):
         k = 1 if single else int(count.value)
@@ -151,7 +151,12 @@ def _loop_kernel(op, ctx):
     return run_loop
 
 
-register("IterationLoop", kernel=_loop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+_loop_kernel.subplans = lambda op, ctx: [("body (runs k - 1 times)",
+                                          op.attrs["subgraphs"][0].compile(ctx))]
+# runs_first: the loop and its ancestors run before the rest of the plan, which then runs
+# the last iteration itself (so fetches next to the loop come from the last iteration).
+register("IterationLoop", kernel=_loop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
+         runs_first=True, subgraphs=True)
 
 
 class DeviceLoopRunner:

@@ -289,10 +289,10 @@ class Graph:
             if t.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the "
                                  f"{op_type} op being created.")
-        frame = self._frames[-1] if self._frames else None
-        if frame is not None:
+        trace_frame = self._frames[-1] if self._frames else None
+        if trace_frame is not None:
             # Inside a branch or loop body: outer tensors become explicit captures.
-            inputs = [frame.resolve(t) for t in inputs]
+            inputs = [trace_frame.resolve(t) for t in inputs]
         with self._lock:
             if name and name.endswith("/"):
                 name = name[:-1]  # an exact name, already reserved by a name scope
@@ -310,7 +310,7 @@ class Graph:
                 if c not in ctrl:
                     ctrl.append(c)
             op = Operation(self, name, op_type, inputs, dict(attrs or {}), ctrl)
-            op._frame = frame
+            op._frame = trace_frame
             op.outputs = tuple(Tensor(op, i, _dtypes.as_dtype(dt), as_shape(shp))
                                for i, (dt, shp) in enumerate(out_specs))
             op._id = len(self._ops)

@@ -1,18 +1,31 @@
 """Execution plans: a pruned, ordered list of kernels compiled into one Python function.
 
-``compile_plan(ctx, targets, feeds)`` walks the graph once from the fetched tensors and
-ops back to the fed tensors, orders the needed ops topologically, asks each op's registry
-entry for its kernel, and generates straight-line source code such as::
+``compile_plan(ctx, targets, feeds)`` runs three passes:
 
-    def _plan(f0):
-        v3 = s3.value                 # variable read (inlined)
-        v5 = k5(f0, v3)               # MatMul
-        ...
-        return (v9, None)
+1. **ordering** (``order_ops``): walk the graph once from the fetched tensors and ops back
+   to the fed tensors, order the needed ops topologically, then apply the ordering rules
+   that op-definition flags ask for (``runs_first``, ``input_source``,
+   ``initializes_variable``; see ``registry``);
+2. **kernel choice** (``choose_kernels``): each op's registry entry makes its kernel (or an
+   inline expression); precision is one wrapper pass over the chosen kernels;
+3. **emission** (``emit``): straight-line source with names derived from op names and a
+   ``# OpType op/name`` comment per line, registered with ``linecache`` so tracebacks show
+   the failing line::
+
+    def _plan(in_x_0):
+        t_w = k_w.value                          # VariableV2 w
+        t_MatMul = k_MatMul(in_x_0, t_w)         # MatMul MatMul
+        return (t_MatMul, )
 
 Replaying a plan is one Python call with no graph traversal and no dict lookups per op.
+Ops that own subgraphs (cond branches, loop bodies) compile those to plans of their own.
 """
+import itertools
+import keyword
+import linecache
+import re
 import sys
+import weakref
 
 from estimator_npu import errors
 from estimator_npu.engine import precision, registry
@@ -22,9 +35,10 @@ from estimator_npu.engine.graph import Operation, Tensor
 class Plan:
     """A compiled execution plan for one (fetch targets, fed tensors) signature."""
 
-    __slots__ = ("fn", "ops", "line_ops", "var_reads", "checked", "source", "fetch_alias")
+    __slots__ = ("fn", "ops", "line_ops", "var_reads", "checked", "source", "fetch_alias",
+                 "filename", "__weakref__")
 
-    def __init__(self, fn, ops, line_ops, var_reads, source, fetch_alias):
+    def __init__(self, fn, ops, line_ops, var_reads, source, fetch_alias, filename=None):
         self.fn = fn
         self.ops = ops
         self.line_ops = line_ops
@@ -32,6 +46,7 @@ class Plan:
         self.checked = False
         self.source = source
         self.fetch_alias = fetch_alias
+        self.filename = filename
 
     def check_initialized(self):
         for store in self.var_reads:
@@ -42,18 +57,28 @@ class Plan:
         self.checked = True
 
     def failing_op(self, tb):
-        """The op whose line raised, from a traceback into the generated function."""
+        """The op whose line raised, from a traceback into the generated function (the
+        innermost plan's op when a branch or loop body plan raised)."""
         op = None
         while tb is not None:
-            if tb.tb_frame.f_code is self.fn.__code__:
-                op = self.line_ops.get(tb.tb_lineno)
+            plan = _PLANS_BY_CODE.get(tb.tb_frame.f_code)
+            if plan is not None:
+                op = plan.line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         return op
 
 
+_PLANS_BY_CODE = weakref.WeakValueDictionary()
+_plan_ids = itertools.count()
+
+
 def needed_ops(targets, fed, extra_deps=None):
     """Ops that must run to compute ``targets`` (tensors/ops) given ``fed`` tensors, in
-    topological order. ``extra_deps`` maps an op to more ops that must run before it."""
+    topological order. ``extra_deps`` maps an op to more ops that must run before it.
+
+    Branches and loop bodies are not walked into: their ops run inside the plan of the
+    op that owns them, whose inputs already include everything they capture (see
+    ``subgraph_ops`` for inspection)."""
     order = []
     state = {}  # op -> 1 visiting, 2 done
     stack = []
@@ -90,6 +115,14 @@ def needed_ops(targets, fed, extra_deps=None):
     return order
 
 
+def subgraph_ops(op):
+    """``{subgraph name: [ops]}`` of the branches / bodies an op owns (empty if none)."""
+    if not registry.get(op.type).subgraphs:
+        return {}
+    return {sub.name: sub.ops() for sub in op.attrs.get("subgraphs", ())}
+
+
+# ------------------------------------------------------------------ pass 1: ordering
 def _initializers_first(targets, fed, order):
     """Re-orders so that a variable initialized in this plan is read only after its
     initializer ran (``tf.Variable(a * 2)`` initializes from ``a``'s initial value).
@@ -97,11 +130,129 @@ def _initializers_first(targets, fed, order):
     Returns the order and the variable ops initialized by the plan.
     """
     inits = {op.attrs["var"]: op for op in order
-             if op.type == "Assign" and op.attrs.get("is_initializer")}
+             if registry.get(op.type).initializes_variable and op.attrs.get("is_initializer")}
     if not inits:
         return order, set()
     extra = {v: [a] for v, a in inits.items() if v in set(order)}
     return needed_ops(targets, fed, extra), set(inits)
+
+
+def order_ops(targets, fed):
+    """The ops of a plan in run order, and the variables the plan itself initializes.
+
+    Ops flagged ``runs_first`` (the device loop) and their ancestors run before the rest,
+    so every other fetch sees the state after them; then the ``input_source`` ops
+    (``get_next``), so that the end of input stops a step before it changes anything.
+    """
+    order, initialized = _initializers_first(targets, fed, needed_ops(targets, fed))
+    defs = [registry.get(op.type) for op in order]
+    first = [op for op, d in zip(order, defs) if d.runs_first]
+    first += [op for op, d in zip(order, defs) if d.input_source]
+    if first:
+        pre = set(needed_ops(first, fed))
+        order = [op for op in order if op in pre] + [op for op in order if op not in pre]
+    return order, initialized
+
+
+# ------------------------------------------------------------------ pass 2: kernels
+class Step:
+    """One line of a plan: an op with its inline expression or its kernel."""
+
+    __slots__ = ("op", "inline", "kernel")
+
+    def __init__(self, op, inline=None, kernel=None):
+        self.op, self.inline, self.kernel = op, inline, kernel
+
+
+def choose_kernels(ctx, order, fed, bind):
+    """Asks each op's registry entry for its kernel; precision wraps them in one pass."""
+    steps = []
+    for op in order:
+        opdef = registry.get(op.type)
+        if opdef.inline is not None:
+            steps.append(Step(op, inline=opdef.inline(op, ctx, bind)))
+            continue
+        kernel = opdef.kernel(op, ctx)
+        if kernel is not None:
+            steps.append(Step(op, kernel=kernel))
+    memo = precision.PlanMemo(fed)
+    for s in steps:  # the precision pass: one wrapper per kernel, in run order
+        if s.kernel is not None:
+            s.kernel = precision.adapt_kernel(s.op, s.kernel, ctx.precision_mode, memo)
+    return steps
+
+
+# ------------------------------------------------------------------ pass 3: emission
+class _Names:
+    """Python identifiers derived from op and tensor names, unique within one plan."""
+
+    def __init__(self):
+        self.used = set()
+
+    def make(self, prefix, name):
+        base = prefix + re.sub(r"\W", "_", name)
+        if keyword.iskeyword(base) or not base.isidentifier():
+            base = "_" + base
+        out, i = base, 1
+        while out in self.used:
+            out = f"{base}_{i}"
+            i += 1
+        self.used.add(out)
+        return out
+
+
+def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
+    """Generates, compiles and registers the plan function."""
+    lines = ["def _plan(" + ", ".join(fed_names[t] for t in feeds) + "):"]
+    line_ops = {}
+    var_reads = []
+    ident = names["__idents__"]
+    for s in steps:
+        op = s.op
+        comment = f"  # {op.type} {op.name}"
+        if s.inline is not None:
+            if registry.get(op.type).reads_variable and op not in initialized:
+                var_reads.append(ctx.store(op))
+            v = ident.make("t_", op.name)
+            names[op.outputs[0]] = v
+            lines.append(f"    {v} = {s.inline}{comment}")
+            line_ops[len(lines)] = op
+            continue
+        k = ident.make("k_", op.name)
+        ns[k] = s.kernel
+        args = ", ".join(names[t] for t in op.inputs)
+        if len(op.outputs) == 1:
+            outs = [ident.make("t_", op.name)]
+        else:
+            outs = [ident.make("t_", f"{op.name}_{i}") for i in range(len(op.outputs))]
+        for t, o in zip(op.outputs, outs):
+            names[t] = o
+        if not outs:
+            lines.append(f"    {k}({args}){comment}")
+        elif len(outs) == 1:
+            lines.append(f"    {outs[0]} = {k}({args}){comment}")
+        else:
+            lines.append(f"    {', '.join(outs)}, = {k}({args}){comment}")
+        line_ops[len(lines)] = op
+    rets = []
+    alias = []
+    for t in targets:
+        if isinstance(t, Tensor):
+            rets.append(names[t])
+            alias.append(t not in fed_names and registry.get(t.op.type).may_alias)
+        else:
+            rets.append("None")
+            alias.append(False)
+    lines.append("    return (" + "".join(r + ", " for r in rets) + ")")
+    source = "\n".join(lines)
+    filename = f"<plan {next(_plan_ids)}: {len(steps)} ops>"
+    code = compile(source, filename, "exec")
+    exec(code, ns)  # noqa: S102 - source generated above from op names only
+    linecache.cache[filename] = (len(source), None, [ln + "\n" for ln in lines], filename)
+    plan = Plan(ns["_plan"], [s.op for s in steps], line_ops, var_reads, source, alias,
+                filename)
+    _PLANS_BY_CODE[plan.fn.__code__] = plan
+    return plan
 
 
 def compile_plan(ctx, targets, feeds):
@@ -113,70 +264,21 @@ def compile_plan(ctx, targets, feeds):
             (``None`` for operations).
         feeds: list of fed Tensors; the plan function takes their values positionally.
     """
-    fed = {t: f"f{i}" for i, t in enumerate(feeds)}
-    order, initialized = _initializers_first(targets, fed, needed_ops(targets, fed))
-    first = [op for op in order if op.attrs.get("run_first")]
-    first += [op for op in order if op.type == "IteratorGetNext"]
-    if first:
-        # Ops marked run_first (the device loop) and their ancestors run before the rest,
-        # so every other fetch sees the state after them; then the input pipeline's
-        # get_next, so that the end of input stops a step before it changes anything.
-        pre = set(needed_ops(first, fed))
-        order = [op for op in order if op in pre] + [op for op in order if op not in pre]
+    ident = _Names()
+    fed = {t: ident.make("in_", t.name) for t in feeds}
+    order, initialized = order_ops(targets, fed)
     ns = {}
-    names = dict(fed)
-    memo = precision.PlanMemo(fed)
-    lines = ["def _plan(" + ", ".join(fed[t] for t in feeds) + "):"]
-    line_ops = {}
-    var_reads = []
-    counter = [0]
+    counter = itertools.count()
 
     def bind(obj):
-        counter[0] += 1
-        key = f"c{counter[0]}"
+        key = f"c{next(counter)}"
         ns[key] = obj
         return key
 
-    for op in order:
-        opdef = registry.get(op.type)
-        if opdef.inline is not None:
-            expr = opdef.inline(op, ctx, bind)
-            if op.type == "VariableV2" and op not in initialized:
-                var_reads.append(ctx.store(op))
-            names[op.outputs[0]] = v = f"v{op._id}"
-            lines.append(f"    {v} = {expr}")
-            line_ops[len(lines)] = op
-            continue
-        kernel = opdef.kernel(op, ctx)
-        if kernel is None:
-            continue
-        kernel = precision.adapt_kernel(op, kernel, ctx.precision_mode, memo)
-        k = bind(kernel)
-        args = ", ".join(names[t] for t in op.inputs)
-        outs = [f"v{op._id}_{i}" for i in range(len(op.outputs))]
-        for t, o in zip(op.outputs, outs):
-            names[t] = o
-        if not outs:
-            lines.append(f"    {k}({args})")
-        elif len(outs) == 1:
-            lines.append(f"    {outs[0]} = {k}({args})")
-        else:
-            lines.append(f"    {', '.join(outs)}, = {k}({args})")
-        line_ops[len(lines)] = op
-    rets = []
-    alias = []
-    for t in targets:
-        if isinstance(t, Tensor):
-            rets.append(names[t])
-            alias.append(t not in fed and registry.get(t.op.type).may_alias)
-        else:
-            rets.append("None")
-            alias.append(False)
-    lines.append("    return (" + "".join(r + ", " for r in rets) + ")")
-    source = "\n".join(lines)
-    code = compile(source, f"<plan {len(order)} ops>", "exec")
-    exec(code, ns)  # noqa: S102 - source generated above from op names only
-    return Plan(ns["_plan"], order, line_ops, var_reads, source, alias)
+    steps = choose_kernels(ctx, order, fed, bind)
+    names = dict(fed)
+    names["__idents__"] = ident
+    return emit(ctx, steps, targets, feeds, fed, ns, names, initialized)
 
 
 def reraise_from_plan(plan, exc):
@@ -189,4 +291,24 @@ def reraise_from_plan(plan, exc):
         from exc
 
 
-__all__ = ["Plan", "compile_plan", "needed_ops", "Operation"]
+def explain(ctx, plan, indent="", seen=None):
+    """The plan's source, then (indented) the plans of the branches and loop bodies its
+    ops run, as the kernels compiled them."""
+    seen = set() if seen is None else seen
+    seen.add(plan)
+    out = [indent + line for line in plan.source.splitlines()]
+    for op in plan.ops:
+        opdef = registry.get(op.type)
+        plans_of = getattr(opdef.kernel, "subplans", None) if opdef.subgraphs else None
+        if plans_of is None:
+            continue
+        for label, sub in plans_of(op, ctx):
+            if sub in seen:
+                continue
+            out.append(f"{indent}# {label} of {op.type} {op.name}:")
+            out.append(explain(ctx, sub, indent + "    ", seen))
+    return "\n".join(out)
+
+
+__all__ = ["Plan", "compile_plan", "needed_ops", "order_ops", "choose_kernels", "emit",
+           "subgraph_ops", "Operation"]

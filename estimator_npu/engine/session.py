@@ -60,6 +60,8 @@ class _FeedConverter:
 
 
 _local = threading.local()
+# A text stream: every plan ``Session.run`` compiles is printed there (``explain`` CLI).
+EXPLAIN_TO = None
 
 
 def _session_stack():
@@ -264,7 +266,27 @@ class Session:
             convs.append((k, _FeedConverter(t)))
         self.compile_count += 1
         plan = _plan.compile_plan(self, targets, feeds)
+        if EXPLAIN_TO is not None:  # ``estimator-npu explain``: show each new plan once
+            names = ", ".join(getattr(t, "name", "?") for t in targets)
+            print(f"# ---- plan for fetches [{names}]", file=EXPLAIN_TO)
+            print(_plan.explain(self, plan), file=EXPLAIN_TO)
         return plan, convs, pack
+
+    def explain(self, fetches, feed_dict=None, file=None):
+        """Prints (and returns) the execution plan ``run(fetches, feed_dict)`` replays.
+
+        Each line is one kernel call named after its op, with a ``# OpType op/name``
+        comment; the plans of cond branches, loop bodies and the device loop follow,
+        indented. Nothing runs: only the plan is compiled (and cached, as ``run`` would).
+        """
+        fkey = _fetch_key(fetches)
+        key = (fkey, frozenset(feed_dict) if feed_dict else None)
+        entry = self._plans.get(key)
+        if entry is None:
+            entry = self._plans[key] = self._compile_run(fetches, feed_dict)
+        text = _plan.explain(self, entry[0])
+        print(text, file=file)
+        return text
 
     def make_callable(self, fetches, feed_list=None):
         """Returns ``f(*feed_values)`` equivalent to ``run(fetches, dict(zip(feed_list, ..)))``."""

@@ -119,6 +119,29 @@ class Subgraph:
         return ctx.compile(targets, self.feeds)
 
 
+class RepeatedBody:
+    """A body given by graph targets rather than a traced function: the device loop's
+    training op, replayed ``k`` times by ``IterationLoop``. Same interface as ``Subgraph``
+    (``name``, ``ops()``, ``compile(ctx)``), so plans, ``explain`` and inspection treat
+    both loops alike."""
+
+    def __init__(self, targets, feeds, name):
+        self.targets = list(targets)
+        self.feeds = list(feeds)
+        self.name = name
+        self.outputs = []
+        self.control_outputs = list(targets)
+
+    def ops(self):
+        return needed_ops(self.targets, set(self.feeds))
+
+    def variables(self):
+        return [op for op in self.ops() if registry.get(op.type).reads_variable]
+
+    def compile(self, ctx, saved=()):
+        return ctx.compile(self.targets, self.feeds)
+
+
 def trace(fn, arg_specs, name, args_structure=None, graph=None):
     """Traces ``fn`` into a ``Subgraph``.
 

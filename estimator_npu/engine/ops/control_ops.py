@@ -239,6 +239,15 @@ def _zeros(value):
     return np.zeros_like(value)
 
 
+_if_kernel.subplans = lambda op, ctx: [
+    (name, sub.compile(ctx, op.attrs["saved"][i] if op.attrs.get("saved") else ()))
+    for i, (name, sub) in enumerate(zip(("true branch", "false branch"),
+                                        op.attrs["subgraphs"]))]
+_if_grad_kernel.subplans = lambda op, ctx: [
+    (f"gradient of the {name}", gradient_of(sub).compile(ctx, sub)[0])
+    for name, sub in zip(("true branch", "false branch"), op.attrs["forward"].attrs["subgraphs"])]
+
 register("If", kernel=_if_kernel, grad=_if_grad, may_alias=True, stateful=True,
          subgraphs=True)
-register("IfGrad", kernel=_if_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True)
+register("IfGrad", kernel=_if_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
+         subgraphs=True)

@@ -215,6 +215,7 @@ def _while_grad_kernel(op, ctx):
     _, bsub = fwd.attrs["subgraphs"]
     gs = gradient_of(bsub)
     plan, present = gs.compile(ctx, bsub)
+    plan = _checked(plan)
     want = op.attrs["want"]
     n_args = gs.n_args
     diff = gs.diff_out
@@ -258,8 +259,17 @@ def _add(a, b):
     return a + b
 
 
+_while_kernel.subplans = lambda op, ctx: [
+    ("condition", op.attrs["subgraphs"][0].compile(ctx)),
+    ("body", op.attrs["subgraphs"][1].compile(
+        ctx, (op.attrs.get("saved") or ()) if op.attrs["back_prop"] else ()))]
+_while_grad_kernel.subplans = lambda op, ctx: [
+    ("gradient of the body", gradient_of(op.attrs["forward"].attrs["subgraphs"][1]).compile(
+        ctx, op.attrs["forward"].attrs["subgraphs"][1])[0])]
+
 register("While", kernel=_while_kernel, grad=_while_grad, may_alias=True, stateful=True,
          subgraphs=True)
-register("WhileGrad", kernel=_while_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True)
+register("WhileGrad", kernel=_while_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
+         subgraphs=True)
 
 __all__ = ["while_loop"]
