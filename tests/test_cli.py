@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:
 
 from estimator_npu import cli  # noqa: E402
 
-MODELS = ["bert", "lenet", "mlp", "resnet", "softmax_estimator"]
+MODELS = ["bert", "lenet", "lstm_rows", "mlp", "resnet", "softmax_estimator"]
 
 
 def test_lists_the_model_zoo_models_without_importing_them(capsys):

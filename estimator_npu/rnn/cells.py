@@ -21,6 +21,7 @@ from estimator_npu.engine.ops import array_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
+from estimator_npu.rnn.lstm_ops import lstm_block
 from estimator_npu.utils import nest
 
 
@@ -164,11 +165,15 @@ class BasicLSTMCell(RNNCell):
             c, h = state
         else:
             c, h = array_ops.split(state, 2, axis=1)
-        gates = _linear([inputs, h], self._kernel, self._bias)
-        i, j, f, o = array_ops.split(gates, 4, axis=1)
-        sig, act = math_ops.sigmoid, self._activation
-        new_c = c * sig(f + self._forget_bias) + sig(i) * act(j)
-        new_h = act(new_c) * sig(o)
+        if self._activation is math_ops.tanh:  # the fused kernel (same arithmetic)
+            new_c, new_h = lstm_block(convert_to_tensor(inputs), c, h, self._kernel,
+                                      self._bias, self._forget_bias)
+        else:
+            gates = _linear([inputs, h], self._kernel, self._bias)
+            i, j, f, o = array_ops.split(gates, 4, axis=1)
+            sig, act = math_ops.sigmoid, self._activation
+            new_c = c * sig(f + self._forget_bias) + sig(i) * act(j)
+            new_h = act(new_c) * sig(o)
         new_state = LSTMStateTuple(new_c, new_h) if self._state_is_tuple else \
             array_ops.concat([new_c, new_h], 1)
         return new_h, new_state

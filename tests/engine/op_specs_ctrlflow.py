@@ -228,3 +228,48 @@ case("While", "dynamic_rnn_multi_gru_time_major", _gru_case,
      lambda rng: [rng.standard_normal((4, 2, 3)), 0.5 * rng.standard_normal((2, 3))],
      dynamic=True)
 case("While", "bidirectional_rnn", _bidi_case, normal((2, 3, 2), (2, 3, 2)))
+
+
+def _lstm_block(x, h):
+    from estimator_npu.rnn.lstm_ops import lstm_block
+    k = tf.constant(np.linspace(-0.5, 0.5, 5 * 12).reshape(5, 12))
+    b = tf.constant(np.linspace(-0.2, 0.3, 12))
+    c, hh = lstm_block(x, h * 0.5, h, k, b, 1.0)
+    return c * 1.5 + hh
+
+
+def _lstm_block_weights(k, b):
+    from estimator_npu.rnn.lstm_ops import lstm_block
+    x = tf.constant(np.linspace(-1.0, 1.0, 4).reshape(2, 2))
+    h = tf.constant(np.linspace(-0.5, 0.5, 6).reshape(2, 3))
+    c, hh = lstm_block(x, h, h * 2.0, k, b, 0.5)
+    return tf.concat([c, hh], 1)
+
+
+case("LSTMBlock", "inputs_and_state", _lstm_block, normal((2, 2), (2, 3)))
+case("LSTMBlock", "weights", _lstm_block_weights, normal((5, 12), (12,)))
+case("LSTMBlock", "in_dynamic_rnn_captured_variables",
+     lambda x, k: tf.nn.dynamic_rnn(_KernelCell(k), x, dtype=tf.float64)[0],
+     normal((2, 3, 2), (5, 12)), variables=True)
+
+
+class _KernelCell(tf.nn.rnn_cell.RNNCell):
+    """A BasicLSTMCell whose kernel is a given variable (read only inside the loop)."""
+
+    @property
+    def state_size(self):
+        return tf.nn.rnn_cell.LSTMStateTuple(3, 3)
+
+    @property
+    def output_size(self):
+        return 3
+
+    def __init__(self, kernel):
+        super().__init__(3)
+        self._k = kernel
+
+    def __call__(self, inputs, state, scope=None):
+        from estimator_npu.rnn.lstm_ops import lstm_block
+        c, h = lstm_block(inputs, state.c, state.h, self._k,
+                          tf.zeros([12], tf.float64), 1.0)
+        return h, tf.nn.rnn_cell.LSTMStateTuple(c, h)

@@ -229,6 +229,7 @@ def _while_grad_kernel(op, ctx):
         caps = rest[:ncb]
         dys = rest[nx:]
         acc = [None] * nx
+        owned = [False] * nx  # accumulate in place once the sum is our own array
         fn = plan.fn
         for row in reversed(rows or ()):
             res = fn(*row, *caps, *dys)
@@ -244,7 +245,14 @@ def _while_grad_kernel(op, ctx):
                 if p:
                     v = res[k]
                     k += 1
-                    acc[j] = v if acc[j] is None else _add(acc[j], v)
+                    a = acc[j]
+                    if a is None:
+                        acc[j] = v
+                    elif owned[j]:
+                        a += v
+                    else:
+                        acc[j] = _add(a, v)
+                        owned[j] = type(acc[j]) is np.ndarray
             dys = tuple(d_args[i] for i in diff)
         out = tuple(dys) + tuple(acc[j] if acc[j] is not None else _zeros(xs[j])
                                  for j in want)
