@@ -49,7 +49,7 @@ from estimator_npu.engine.ops.control_ops import case, cond  # noqa: F401
 from estimator_npu.engine.ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
 from estimator_npu.engine.ops.loop_ops import while_loop  # noqa: F401
 from estimator_npu.engine.ops.sequence_ops import reverse_sequence  # noqa: F401
-from estimator_npu.engine.ops.tensor_array_ops import TensorArray  # noqa: F401
+from estimator_npu.engine.ops.tensor_array import TensorArray  # noqa: F401
 from estimator_npu.engine.ops.random_ops import (random_normal, random_shuffle,  # noqa: F401
                                                  random_uniform, truncated_normal)
 from estimator_npu.engine.ops.state_ops import (Variable, assign, assign_add,  # noqa: F401

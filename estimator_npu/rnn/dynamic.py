@@ -16,7 +16,7 @@ from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.ops.loop_ops import while_loop
 from estimator_npu.engine.ops.sequence_ops import reverse_sequence
 from estimator_npu.engine.ops.slice_ops import reverse
-from estimator_npu.engine.ops.tensor_array_ops import TensorArray
+from estimator_npu.engine.ops.tensor_array import TensorArray
 from estimator_npu.engine.shape import TensorShape
 from estimator_npu.engine.variable_scope import variable_scope
 from estimator_npu.utils import nest

@@ -7,8 +7,9 @@ backward kernel. The arithmetic is TF1's ``BasicLSTMCell``, in the same order::
     h' = tanh(c') * sigmoid(o)
 
 The sigmoids are computed as ``0.5 tanh(z / 2) + 0.5`` (all four gates in one ``tanh``
-pass; within float32 rounding of TF's logistic). Outputs ``(c', h', gates, tanh(c'))``; the last two (the activated gates ``[i j f o]`` and
-``tanh(c')``) are kept for the gradient, so a ``while_loop`` records them per step.
+pass; within float32 rounding of TF's logistic). Outputs ``(c', h', gates, tanh(c'))``;
+the last two (the activated gates ``[i j f o]`` and ``tanh(c')``) are kept for the
+gradient, so a ``while_loop`` records them per step.
 """
 import numpy as np
 

@@ -18,9 +18,8 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Operation, get_default_graph
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
-from estimator_npu.engine.shape import TensorShape, as_shape
-from estimator_npu.engine.subgraph import (flatten_values, gradient_of, merged_shape,
-                                           pack_like, trace, zeros_for)
+from estimator_npu.engine.shape import TensorShape
+from estimator_npu.engine.subgraph import gradient_of, merged_shape, pack_like, trace, zeros_for
 from estimator_npu.utils import nest
 
 _SCALAR = TensorShape([])

@@ -11,7 +11,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.ops.loop_ops import while_loop
-from estimator_npu.engine.ops.tensor_array_ops import TensorArray
+from estimator_npu.engine.ops.tensor_array import TensorArray
 from estimator_npu.engine.shape import TensorShape
 from estimator_npu.utils import nest
 

@@ -4,7 +4,6 @@ The op is its own inverse, so its gradient is the same reversal of the cotangent
 """
 import numpy as np
 
-from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.registry import register
 
