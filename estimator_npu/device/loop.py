@@ -81,7 +81,8 @@ def create_loop_variables(graph=None):
 def _iterator_kinds(train_op):
     """The ``iterator_kind`` of every iterator ``get_next`` the training op depends on."""
     return {op.attrs.get("iterator_kind", "one_shot")
-            for op in needed_ops([train_op], set()) if "iterator_kind" in op.attrs}
+            for op in needed_ops([train_op], set(), into_subgraphs=True)
+            if "iterator_kind" in op.attrs}
 
 
 def host_side_input_reason(train_op, enable_data_pre_proc=True):

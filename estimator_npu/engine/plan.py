@@ -72,13 +72,34 @@ _PLANS_BY_CODE = weakref.WeakValueDictionary()
 _plan_ids = itertools.count()
 
 
-def needed_ops(targets, fed, extra_deps=None):
+def needed_ops(targets, fed, extra_deps=None, into_subgraphs=False):
     """Ops that must run to compute ``targets`` (tensors/ops) given ``fed`` tensors, in
     topological order. ``extra_deps`` maps an op to more ops that must run before it.
 
-    Branches and loop bodies are not walked into: their ops run inside the plan of the
-    op that owns them, whose inputs already include everything they capture (see
-    ``subgraph_ops`` for inspection)."""
+    Branches and loop bodies run inside the plan of the op that owns them, whose inputs
+    already include everything they capture; ``into_subgraphs=True`` also lists their ops
+    (recursively, each subgraph's ops just before its owner), for inspection."""
+    order = _needed(targets, fed, extra_deps)
+    if not into_subgraphs:
+        return order
+    out = []
+    for op in order:
+        for ops in subgraph_ops(op).values():
+            out.extend(o for o in _expand(ops) if o not in out)
+        out.append(op)
+    return out
+
+
+def _expand(ops):
+    out = []
+    for op in ops:
+        for inner in subgraph_ops(op).values():
+            out.extend(_expand(inner))
+        out.append(op)
+    return out
+
+
+def _needed(targets, fed, extra_deps):
     order = []
     state = {}  # op -> 1 visiting, 2 done
     stack = []

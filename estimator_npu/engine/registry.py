@@ -35,6 +35,7 @@ The table itself is built here; op families add their entries with explicit
 ``register`` calls (``estimator_npu.engine.ops`` imports every family once).
 """
 import functools
+import sys
 
 NOT_DIFFERENTIABLE = "not differentiable"
 FLAGS = ("runs_first", "input_source", "reads_variable", "initializes_variable", "constant",
@@ -44,10 +45,12 @@ FLAGS = ("runs_first", "input_source", "reads_variable", "initializes_variable",
 class OpDef:
     """A registered primitive op type."""
 
-    __slots__ = ("type", "kernel", "grad", "may_alias", "inline", "stateful") + FLAGS
+    __slots__ = ("type", "kernel", "grad", "may_alias", "inline", "stateful", "family") + FLAGS
 
-    def __init__(self, op_type, kernel, grad, may_alias, inline, stateful, **flags):
+    def __init__(self, op_type, kernel, grad, may_alias, inline, stateful, family=None,
+                 **flags):
         self.type = op_type
+        self.family = family  # the module that defined the op (its op family)
         self.kernel = kernel
         self.grad = grad
         self.may_alias = may_alias
@@ -76,7 +79,9 @@ def register(op_type, kernel, grad, may_alias=False, inline=None, stateful=False
     if grad is None:
         raise ValueError(f"Op type {op_type!r} needs a gradient function or "
                          "NOT_DIFFERENTIABLE.")
-    _TABLE[op_type] = OpDef(op_type, kernel, grad, may_alias, inline, stateful, **flags)
+    family = sys._getframe(1).f_globals.get("__name__")
+    _TABLE[op_type] = OpDef(op_type, kernel, grad, may_alias, inline, stateful, family,
+                            **flags)
     return _TABLE[op_type]
 
 
@@ -91,6 +96,17 @@ def registered_types():
     """All registered op types (imports every op family first)."""
     import estimator_npu.engine.ops  # noqa: F401 - populates the table
     return sorted(_TABLE)
+
+
+def families():
+    """``{family module: [op types]}``: the table grouped by the module defining each op
+    (the engine's families, listed in ``engine.ops.FAMILIES``, and any layer above that
+    registered its own ops)."""
+    import estimator_npu.engine.ops  # noqa: F401 - populates the table
+    out = {}
+    for t, d in sorted(_TABLE.items()):
+        out.setdefault(d.family, []).append(t)
+    return out
 
 
 def simple(fn):

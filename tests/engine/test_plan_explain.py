@@ -79,3 +79,22 @@ def test_cli_explain_runs_a_script_and_prints_its_plans(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "6.0"
     assert "# If pick/If" in proc.stderr and "# true branch of If pick/If:" in proc.stderr
+
+
+def test_op_table_groups_definitions_by_family():
+    fam = registry.families()
+    assert "If" in fam["estimator_npu.engine.ops.control_ops"]
+    assert "While" in fam["estimator_npu.engine.ops.loop_ops"]
+    assert "LSTMBlock" in fam["estimator_npu.rnn.lstm_ops"]  # a layer above registers its own
+    assert registry.get("MatMul").family == "estimator_npu.engine.ops.math_ops"
+
+
+def test_needed_ops_into_subgraphs_lists_body_ops(graph):
+    from estimator_npu.engine.plan import needed_ops
+    x = tf.placeholder(tf.float32, [])
+    y = tf.cond(x > 0.0, lambda: tf.while_loop(lambda a: a < 3.0, lambda a: tf.exp(a), [x]),
+                lambda: x)
+    flat = {op.type for op in needed_ops([y], set())}
+    deep = [op.type for op in needed_ops([y], set(), into_subgraphs=True)]
+    assert "Exp" not in flat and "Exp" in deep
+    assert deep.index("Exp") < deep.index("While") < deep.index("If")
