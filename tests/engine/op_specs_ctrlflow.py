@@ -273,3 +273,18 @@ class _KernelCell(tf.nn.rnn_cell.RNNCell):
         c, h = lstm_block(inputs, state.c, state.h, self._k,
                           tf.zeros([12], tf.float64), 1.0)
         return h, tf.nn.rnn_cell.LSTMStateTuple(c, h)
+
+
+def _while_in_branch(x, y):
+    def loop():
+        return tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.sin(a) * y),
+                             [0, x])[1]
+    return tf.cond(tf.reduce_sum(y) > -100.0, loop, lambda: x * y)
+
+
+case("If", "while_in_branch", _while_in_branch, normal((3,), (3,)), dynamic=True)
+case("If", "passthrough_branch", lambda x, y: tf.cond(tf.constant(False), lambda: x * y,
+                                                      lambda: x), normal((2,), (2,)))
+case("While", "passthrough_var", lambda x, y: tf.while_loop(
+    lambda i, a, b: i < 2, lambda i, a, b: (i + 1, a, b * a), [0, x, y])[2],
+     normal((2,), (2,)))
