@@ -227,6 +227,13 @@ class LSTMCell(RNNCell):
         else:
             c_prev = state[:, :n]
             m_prev = state[:, n:]
+        if not self._use_peepholes and self._cell_clip is None and self._num_proj is None \
+                and self._activation is math_ops.tanh:  # plain LSTM: the fused kernel
+            c, m = lstm_block(convert_to_tensor(inputs), c_prev, m_prev, self._kernel,
+                              self._bias, self._forget_bias)
+            new_state = LSTMStateTuple(c, m) if self._state_is_tuple else \
+                array_ops.concat([c, m], 1)
+            return m, new_state
         gates = _linear([inputs, m_prev], self._kernel, self._bias)
         i, j, f, o = array_ops.split(gates, 4, axis=1)
         sig, act = math_ops.sigmoid, self._activation
@@ -248,6 +255,18 @@ class LSTMCell(RNNCell):
         new_state = LSTMStateTuple(c, m) if self._state_is_tuple else \
             array_ops.concat([c, m], 1)
         return m, new_state
+
+
+class LSTMBlockCell(LSTMCell):
+    """``tf.contrib.rnn.LSTMBlockCell``: TF1's fused LSTM (variables ``lstm_cell/kernel``,
+    ``lstm_cell/bias``; gates ``i, j, f, o``), the same arithmetic as ``LSTMCell``."""
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
+                 reuse=None, dtype=None, name="lstm_cell"):
+        super().__init__(num_units, use_peepholes=use_peephole,
+                         cell_clip=cell_clip if cell_clip is not None and cell_clip > 0
+                         else None, forget_bias=forget_bias, reuse=reuse, name=name,
+                         dtype=dtype)
 
 
 class GRUCell(RNNCell):
@@ -404,5 +423,5 @@ class ResidualWrapper(_Wrapper):
         return nest.map_structure(lambda a, b: a + b, inputs, out), new_state
 
 
-__all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple"]
+__all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "LSTMBlockCell", "GRUCell",
+           "MultiRNNCell", "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple"]

@@ -167,6 +167,15 @@ def _lstm(tf, p):
     return [out] + _flatten(state)
 
 
+@case("dynamic_rnn_plain_lstm_cells", x=("f", [3, 4, 2]))
+def _plain_lstm(tf, p):
+    cell = tf.nn.rnn_cell.MultiRNNCell([
+        tf.nn.rnn_cell.LSTMCell(4, forget_bias=0.5),
+        tf.nn.rnn_cell.BasicLSTMCell(3, state_is_tuple=False)])
+    out, state = tf.nn.dynamic_rnn(cell, p["x"], sequence_length=[4, 3, 1], dtype=tf.float32)
+    return [out] + _flatten(state)
+
+
 @case("dynamic_rnn_gru_time_major", x=("f", [4, 3, 2]), h=("f", [3, 5]))
 def _gru(tf, p):
     out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(5), p["x"], initial_state=p["h"],
