@@ -143,7 +143,7 @@ case("While", "foldr", lambda x, y: tf.foldr(lambda a, r: tf.sin(a) + r * y[1], 
 
 # ------------------------------------------------------------------ TensorArray
 def _ta_loop(x, y):
-    ta = tf.TensorArray(tf.float64, size=3)
+    ta = tf.TensorArray(tf.float64, size=3, clear_after_read=False)
 
     def body(i, ta):
         return i + 1, ta.write(i, x * tf.cast(i + 1, tf.float64) + y)
@@ -152,12 +152,13 @@ def _ta_loop(x, y):
 
 
 def _ta_read(x, y):
-    ta = tf.TensorArray(tf.float64, size=2).unstack(tf.stack([x, y]))
+    ta = tf.TensorArray(tf.float64, size=2, clear_after_read=False).unstack(tf.stack([x, y]))
     return ta.read(0) * ta.read(1) + ta.read(0)
 
 
 def _ta_gather_scatter(x, y):
-    ta = tf.TensorArray(tf.float64, size=3).scatter([2, 0], tf.stack([x, y]))
+    ta = tf.TensorArray(tf.float64, size=3, clear_after_read=False).scatter([2, 0],
+                                                                           tf.stack([x, y]))
     ta = ta.write(1, x * y)
     return ta.gather([0, 2]) * 2.0 + ta.concat()[:1]
 

@@ -184,3 +184,16 @@ def test_branch_and_body_ops_are_in_the_graph_and_inspectable(graph):
     assert any(n.startswith("while/") and "sin" in n.lower() for n in names)
     body = subgraph_ops(y.op)["while/body"]
     assert "Sin" in {op.type for op in body}
+
+
+def test_tensor_array_clear_after_read(graph):
+    x = tf.constant([[1.0], [2.0]])
+    ta = tf.TensorArray(tf.float32, size=2).unstack(x)
+    twice = ta.read(0) + ta.read(0)
+    keep = tf.TensorArray(tf.float32, size=2, clear_after_read=False).unstack(x)
+    with tf.Session() as sess:
+        with pytest.raises(errors.InvalidArgumentError, match="twice"):
+            sess.run(twice)
+        assert sess.run(keep.read(0) + keep.read(0)) == [2.0]
+        np.testing.assert_array_equal(sess.run(keep.stack() + keep.gather([1, 0])),
+                                      [[3.0], [3.0]])

@@ -151,7 +151,7 @@ def _while_kernel(op, ctx):
 
     def run(*vals):
         lv = vals[:n]
-        limit = int(vals[n]) if has_max else -1
+        limit = max(int(vals[n]), 0) if has_max else -1  # -1: no bound
         caps = vals[first:]
         cc = tuple(caps[j] for j in cidx)
         bc = tuple(caps[j] for j in bidx)

@@ -92,9 +92,26 @@ def _write_kernel(op, ctx):
     return write
 
 
+def _mark_read(op, flow, indices):
+    """``clear_after_read``: an element can be read once from a given array value (TF1
+    raises on the second read)."""
+    if not flow.clear_after_read:
+        return
+    seen = flow.read
+    if seen is None:
+        seen = flow.read = set()
+    for i in indices:
+        if i in seen:
+            raise errors.InvalidArgumentError(
+                None, op, f"{op.name}: could not read index {i} twice because it was cleared "
+                "after a previous read (perhaps try setting clear_after_read = false?)")
+        seen.add(i)
+
+
 def _read_kernel(op, ctx):
     def read(flow, i):
         i = _index(op, flow, i, False)
+        _mark_read(op, flow, (i,))
         v = flow.items[i]
         if v is None:
             return _missing(op, flow, i)
@@ -113,6 +130,7 @@ def _missing(op, flow, i):
 
 def _stack_kernel(op, ctx):
     def stack(flow):
+        _mark_read(op, flow, range(len(flow.items)))
         items = [v if v is not None else _missing(op, flow, i) for i, v in enumerate(flow.items)]
         if not items:
             shape = flow.element_shape
@@ -128,8 +146,9 @@ def _stack_kernel(op, ctx):
 def _gather_kernel(op, ctx):
     def gather(flow, indices):
         items = []
-        for i in np.asarray(indices).reshape(-1):
-            i = _index(op, flow, i, False)
+        idx = [_index(op, flow, i, False) for i in np.asarray(indices).reshape(-1)]
+        _mark_read(op, flow, idx)
+        for i in idx:
             v = flow.items[i]
             items.append(v if v is not None else _missing(op, flow, i))
         return np.stack(items)
@@ -138,6 +157,7 @@ def _gather_kernel(op, ctx):
 
 def _concat_kernel(op, ctx):
     def concat(flow):
+        _mark_read(op, flow, range(len(flow.items)))
         return np.concatenate([v if v is not None else _missing(op, flow, i)
                                for i, v in enumerate(flow.items)], axis=0)
     return concat
