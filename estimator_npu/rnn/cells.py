@@ -409,6 +409,17 @@ class DropoutWrapper(_Wrapper):
         return out, new_state
 
 
+class DeviceWrapper(_Wrapper):
+    """``DeviceWrapper(cell, device)``: runs ``cell`` (placement is a no-op here)."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def call(self, inputs, state):
+        return self._cell(inputs, state)
+
+
 class ResidualWrapper(_Wrapper):
     """``output = inputs + cell(inputs)`` (or ``residual_fn(inputs, output)``)."""
 
@@ -424,4 +435,5 @@ class ResidualWrapper(_Wrapper):
 
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "LSTMBlockCell", "GRUCell",
-           "MultiRNNCell", "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple"]
+           "MultiRNNCell", "DropoutWrapper", "DeviceWrapper", "ResidualWrapper",
+           "LSTMStateTuple"]

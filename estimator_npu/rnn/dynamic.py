@@ -202,5 +202,35 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
     return outputs, state_fw, state_bw
 
 
+def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
+                                    initial_states_bw=None, dtype=None, sequence_length=None,
+                                    parallel_iterations=None, time_major=False, scope=None,
+                                    swap_memory=False):
+    """``tf.contrib.rnn.stack_bidirectional_dynamic_rnn``: layers of bidirectional RNNs, each
+    reading the depth-concatenated outputs of the one below (``cell_<i>/`` scopes).
+
+    Returns:
+        ``(outputs, states_fw, states_bw)``: the last layer's concatenated outputs and the
+        final states of every layer.
+    """
+    if not cells_fw or len(cells_fw) != len(cells_bw):
+        raise ValueError("stack_bidirectional_dynamic_rnn: cells_fw and cells_bw must be "
+                         "non-empty lists of the same length")
+    states_fw, states_bw = [], []
+    layer = inputs
+    with variable_scope(scope or "stack_bidirectional_rnn"):
+        for i, (fw, bw) in enumerate(zip(cells_fw, cells_bw)):
+            init_fw = initial_states_fw[i] if initial_states_fw else None
+            init_bw = initial_states_bw[i] if initial_states_bw else None
+            with variable_scope(f"cell_{i}"):
+                (out_fw, out_bw), (s_fw, s_bw) = bidirectional_dynamic_rnn(
+                    fw, bw, layer, sequence_length, init_fw, init_bw, dtype,
+                    parallel_iterations, swap_memory, time_major)
+            layer = array_ops.concat([out_fw, out_bw], 2)
+            states_fw.append(s_fw)
+            states_bw.append(s_bw)
+    return layer, tuple(states_fw), tuple(states_bw)
+
+
 __all__ = ["dynamic_rnn", "bidirectional_dynamic_rnn", "static_rnn",
-           "static_bidirectional_rnn"]
+           "static_bidirectional_rnn", "stack_bidirectional_dynamic_rnn"]

@@ -197,3 +197,17 @@ def test_tensor_array_clear_after_read(graph):
         assert sess.run(keep.read(0) + keep.read(0)) == [2.0]
         np.testing.assert_array_equal(sess.run(keep.stack() + keep.gather([1, 0])),
                                       [[3.0], [3.0]])
+
+
+def test_contrib_rnn_names_and_stacked_bidirectional(graph):
+    from estimator_npu.contrib import rnn
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    out, sf, sb = rnn.stack_bidirectional_dynamic_rnn(
+        [rnn.LSTMBlockCell(3), rnn.GRUCell(2)], [rnn.BasicLSTMCell(3), rnn.GRUCell(2)], x,
+        dtype=tf.float32)
+    assert out.shape.as_list() == [2, 3, 4] and len(sf) == len(sb) == 2
+    names = [v.name for v in tf.global_variables()]
+    assert names[0] == "stack_bidirectional_rnn/cell_0/bidirectional_rnn/fw/lstm_cell/kernel:0"
+    assert "stack_bidirectional_rnn/cell_1/bidirectional_rnn/bw/gru_cell/gates/bias:0" in names
+    value = _run(out, {x: np.ones((2, 3, 4), np.float32)})
+    assert value.shape == (2, 3, 4) and np.all(np.isfinite(value))
