@@ -62,8 +62,7 @@ def _forward_kernel(op, ctx):
             consts = cache[key] = (scale, shift, fbias)
         scale, shift, fbias = consts
         z = np.concatenate([x, h], 1) @ kernel
-        z += bias
-        z += fbias
+        z += bias + fbias  # (the forget bias joins the bias: one pass over z)
         z *= scale
         gates = np.tanh(z, out=z)
         gates *= scale
