@@ -1,4 +1,5 @@
 """``tf.data.experimental`` names used by TF1 input pipelines."""
 from estimator_npu.data.base import AUTOTUNE  # noqa: F401
+from estimator_npu.data.readers import ignore_errors  # noqa: F401
 
-__all__ = ["AUTOTUNE"]
+__all__ = ["AUTOTUNE", "ignore_errors"]

@@ -1,0 +1,108 @@
+"""The file-reading ``Dataset`` classes of ``tf.data`` and ``Dataset.list_files``.
+
+    files = Dataset.list_files("/data/train-*.tfrecord", shuffle=True, seed=1)
+    ds = files.shard(num_workers, rank).interleave(
+        lambda f: TFRecordDataset(f, compression_type="GZIP"), cycle_length=4)
+"""
+import glob
+import os
+
+import numpy as np
+
+from estimator_npu import errors
+from estimator_npu.data import file_sources
+from estimator_npu.data.base import Node
+from estimator_npu.data.dataset import Dataset
+from estimator_npu.data.structure import Spec
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.shape import TensorShape
+
+
+class TFRecordDataset(Dataset):
+    """``tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None,
+    num_parallel_reads=None)``: the records of TFRecord files, as scalar strings.
+
+    With ``num_parallel_reads`` files are read that many at a time, one record from each
+    in turn (TF's deterministic order).
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        super().__init__(file_sources.TFRecordNode(filenames, compression_type, buffer_size,
+                                                   num_parallel_reads))
+
+
+class TextLineDataset(Dataset):
+    """``tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None,
+    num_parallel_reads=None)``: the lines of text files, without line endings."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        super().__init__(file_sources.TextLineNode(filenames, compression_type, buffer_size,
+                                                   num_parallel_reads))
+
+
+class FixedLengthRecordDataset(Dataset):
+    """``tf.data.FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None,
+    footer_bytes=None, buffer_size=None, compression_type=None)``."""
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
+                 buffer_size=None, compression_type=None, num_parallel_reads=None,
+                 name=None):
+        super().__init__(file_sources.FixedLengthRecordNode(
+            filenames, record_bytes, header_bytes, footer_bytes, buffer_size,
+            compression_type))
+
+
+class ListFilesNode(Node):
+    """The files matching glob patterns, sorted per pattern; resolved when iterated."""
+
+    def __init__(self, patterns):
+        self._patterns = file_sources.Filenames(patterns, "list_files")
+        self.inputs = self._patterns.inputs()
+        self.spec = Spec(None, [dtypes.string], [TensorShape([])])
+
+    def captures(self):
+        return self._patterns.captures()
+
+    def matches(self, env):
+        patterns = list(self._patterns.resolve(env))
+        out = []
+        for p in patterns:
+            out.extend(sorted(glob.glob(p)))
+        if not out:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected 'file_pattern' to match at least one file, but no "
+                f"file matched {patterns if len(patterns) != 1 else patterns[0]!r} (in "
+                f"{os.getcwd()})")
+        return out
+
+    def iterate(self, env):
+        for name in self.matches(env):
+            yield (file_sources.scalar_string(name.encode()),)
+
+
+def list_files(file_pattern, shuffle=None, seed=None, name=None):
+    """``Dataset.list_files``: the filenames matching ``file_pattern`` (a glob or list of
+    globs), shuffled (the default) with ``seed``, in a new order each epoch.
+
+    Raises (when iterated):
+        InvalidArgumentError: no file matches, naming the pattern.
+    """
+    ds = Dataset(ListFilesNode(file_pattern))
+    if shuffle is None or shuffle:
+        ds = ds.shuffle(np.iinfo(np.int64).max, seed=seed)
+    return ds
+
+
+def ignore_errors(log_warning=False):
+    """``tf.data.experimental.ignore_errors()``: a transformation (for ``apply``) that
+    drops elements whose computation raised an error; after a corrupt record, the rest
+    of that file is skipped, as in TF."""
+    def apply(dataset):
+        return Dataset(file_sources.IgnoreErrorsNode(dataset._node))
+    return apply
+
+
+__all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "list_files",
+           "ignore_errors"]

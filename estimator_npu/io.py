@@ -1,0 +1,16 @@
+"""``tf.io``: file formats and parsing (re-exports only)."""
+from estimator_npu.data.example_parsing import FixedLenFeature  # noqa: F401
+from estimator_npu.data.example_parsing import FixedLenSequenceFeature  # noqa: F401
+from estimator_npu.data.example_parsing import VarLenFeature  # noqa: F401
+from estimator_npu.data.example_parsing import parse_example  # noqa: F401
+from estimator_npu.data.example_parsing import parse_single_example  # noqa: F401
+from estimator_npu.data.raw_ops import decode_raw  # noqa: F401
+from estimator_npu.data.raw_ops import parse_tensor  # noqa: F401
+from estimator_npu.data.raw_ops import read_file  # noqa: F401
+from estimator_npu.data.raw_ops import serialize_tensor  # noqa: F401
+from estimator_npu.data.raw_ops import write_file  # noqa: F401
+from estimator_npu.data.sequence_parsing import parse_single_sequence_example  # noqa: F401
+from estimator_npu.data.tfrecord import TFRecordCompressionType  # noqa: F401
+from estimator_npu.data.tfrecord import TFRecordOptions  # noqa: F401
+from estimator_npu.data.tfrecord import TFRecordWriter  # noqa: F401
+from estimator_npu.data.tfrecord import tf_record_iterator  # noqa: F401
