@@ -14,3 +14,4 @@ from estimator_npu.data.tfrecord import TFRecordCompressionType  # noqa: F401
 from estimator_npu.data.tfrecord import TFRecordOptions  # noqa: F401
 from estimator_npu.data.tfrecord import TFRecordWriter  # noqa: F401
 from estimator_npu.data.tfrecord import tf_record_iterator  # noqa: F401
+from estimator_npu.data.csv_ops import decode_csv  # noqa: F401

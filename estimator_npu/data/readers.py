@@ -54,6 +54,20 @@ class FixedLengthRecordDataset(Dataset):
             compression_type))
 
 
+class CsvDataset(Dataset):
+    """``tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None,
+    buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='',
+    select_cols=None)``: a tuple of scalars per CSV line (see ``csv_ops``)."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
+                 header=False, field_delim=",", use_quote_delim=True, na_value="",
+                 select_cols=None, exclude_cols=None, name=None):
+        from estimator_npu.data import csv_ops
+        super().__init__(csv_ops.CsvNode(filenames, record_defaults, compression_type,
+                                         buffer_size, header, field_delim, use_quote_delim,
+                                         na_value, select_cols))
+
+
 class ListFilesNode(Node):
     """The files matching glob patterns, sorted per pattern; resolved when iterated."""
 
@@ -104,5 +118,6 @@ def ignore_errors(log_warning=False):
     return apply
 
 
-__all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "list_files",
+__all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "CsvDataset",
+           "list_files",
            "ignore_errors"]

@@ -1,0 +1,101 @@
+"""TextLineDataset, CSV (decode_csv, CsvDataset, make_csv_dataset) and tf.strings ops."""
+import gzip
+import pathlib
+
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+
+
+def _run(fetch, feed=None):
+    with tf.Session() as sess:
+        return sess.run(fetch, feed)
+
+
+def test_text_lines_strip_line_endings_and_read_gzip(tmp_path):
+    p = tmp_path / "a.txt"
+    p.write_bytes(b"one\r\ntwo\n\nthree")
+    assert [x[()] for x in tf.data.TextLineDataset(str(p)).as_numpy_iterator()] == \
+        [b"one", b"two", b"", b"three"]
+    g = tmp_path / "a.txt.gz"
+    g.write_bytes(gzip.compress(b"x\ny\n"))
+    assert [x[()] for x in tf.data.TextLineDataset(str(g), "GZIP").as_numpy_iterator()] == \
+        [b"x", b"y"]
+
+
+def test_decode_csv_defaults_quotes_and_dtypes():
+    cols = _run(tf.decode_csv(tf.constant(["1,2.5,x", '3,,"y,""z"""'], dtype=tf.string),
+                              [[0], [9.0], [""]]))
+    assert cols[0].dtype == np.int32 and cols[0].tolist() == [1, 3]
+    assert cols[1].dtype == np.float32 and cols[1].tolist() == [2.5, 9.0]
+    assert cols[2].tolist() == [b"x", b'y,"z"']
+    sel = _run(tf.io.decode_csv(tf.constant(["1;2;3"], dtype=tf.string),
+                                [[np.int64(0)], [0.0]], field_delim=";", select_cols=[0, 2]))
+    assert sel[0].dtype == np.int64 and sel[0].tolist() == [1] and sel[1].tolist() == [3.0]
+
+
+@pytest.mark.parametrize("line,defaults,msg", [
+    ("1,2", [[0], [0], [0]], "Expect 3 fields but have 2 in record 0"),
+    ("a,2", [[0], [0]], "Field 0 in record 0 is not a valid int32: a"),
+    (",2", [[], [0]], "Field 0 is required but missing in record 0"),
+])
+def test_decode_csv_errors(line, defaults, msg):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+        _run(tf.decode_csv(tf.constant([line], dtype=tf.string), defaults))
+
+
+def test_csv_dataset_and_make_csv_dataset(tmp_path):
+    p = tmp_path / "a.csv"
+    p.write_text("x,y,name\n1,2.5,a\n3,4.5,b\n5,6.5,c\n")
+    rows = list(tf.data.experimental.CsvDataset(str(p), [[0], [0.0], [""]], header=True)
+                .as_numpy_iterator())
+    assert [(int(a), float(b), c[()]) for a, b, c in rows] == [(1, 2.5, b"a"), (3, 4.5, b"b"),
+                                                               (5, 6.5, b"c")]
+    ds = tf.data.experimental.make_csv_dataset(str(p), 2, label_name="y", num_epochs=1,
+                                               shuffle=False)
+    batches = list(ds.as_numpy_iterator())
+    feats, label = batches[0]
+    assert list(feats) == ["x", "name"] and feats["x"].tolist() == [1, 3]
+    assert label.tolist() == [2.5, 4.5] and batches[1][1].tolist() == [6.5]
+
+
+def test_strings_split_v1_and_string_split():
+    sp = _run(tf.strings.split(tf.constant(["a b  c", "d"], dtype=tf.string)))
+    assert sp.indices.tolist() == [[0, 0], [0, 1], [0, 2], [1, 0]]
+    assert sp.values.tolist() == [b"a", b"b", b"c", b"d"] and sp.dense_shape.tolist() == [2, 3]
+    sp = _run(tf.string_split(tf.constant(["a,b;;c"], dtype=tf.string), ",;"))
+    assert sp.values.tolist() == [b"a", b"b", b"c"] and sp.dense_shape.tolist() == [1, 3]
+    sp = _run(tf.string_split(tf.constant(["a,,b"], dtype=tf.string), ",", skip_empty=False))
+    assert sp.values.tolist() == [b"a", b"", b"b"]
+    sp = _run(tf.strings.split(tf.constant(["a,b,c"], dtype=tf.string), sep=",", maxsplit=1))
+    assert sp.values.tolist() == [b"a", b"b,c"]
+
+
+def test_to_number_length_join():
+    assert _run(tf.strings.to_number(tf.constant(["1.5", "-2"], dtype=tf.string))).tolist() \
+        == [1.5, -2.0]
+    n = _run(tf.string_to_number(tf.constant(["7"], dtype=tf.string), tf.int64))
+    assert n.dtype == np.int64 and n.tolist() == [7]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="could not correctly convert "
+                                                             "string: 1x"):
+        _run(tf.strings.to_number(tf.constant(["1x"], dtype=tf.string)))
+    lens = _run(tf.strings.length(tf.constant(["ab", "", "é"], dtype=tf.string)))
+    assert lens.dtype == np.int32 and lens.tolist() == [2, 0, 2]
+    assert _run(tf.strings.length(tf.constant(["é"], dtype=tf.string),
+                                  unit="UTF8_CHAR")).tolist() == [1]
+    j = _run(tf.strings.join([tf.constant(["a", "b"], dtype=tf.string),
+                              tf.constant("x", dtype=tf.string)], separator="-"))
+    assert j.tolist() == [b"a-x", b"b-x"]
+
+
+def test_string_ops_in_a_text_pipeline(tmp_path):
+    p = tmp_path / "a.txt"
+    p.write_text("3 4\n10 20\n")
+
+    def parse(line):
+        parts = tf.string_split([line], " ")
+        return tf.strings.to_number(parts.values, tf.int32)
+    got = [x.tolist() for x in tf.data.TextLineDataset(str(p)).map(parse)
+           .as_numpy_iterator()]
+    assert got == [[3, 4], [10, 20]]
