@@ -136,6 +136,12 @@ def main(out_dir):
                "f16": tf.constant([2.0, -0.5], tf.float16), "bools": tf.constant([True, False])}
     serialized_tensors = {k: tf.io.serialize_tensor(v) for k, v in tensors.items()}
     raw = tf.io.decode_raw(tf.constant([b"\x01\x00\x02\x00", b"\xff\xff\x00\x80"]), tf.int16)
+    noise = np.random.RandomState(2).randint(0, 256, size=(64, 96, 3)).astype(np.uint8)
+    golden["noise_image_seed2_shape"] = [64, 96, 3]
+    extra_png = {"noise.png": tf.image.encode_png(tf.constant(noise)),
+                 "gray.png": tf.image.encode_png(tf.constant(img[..., :1])),
+                 "rgba.png": tf.image.encode_png(tf.constant(
+                     np.concatenate([img, img[..., :1]], axis=-1)))}
     png = tf.image.encode_png(tf.constant(img))
     jpg = tf.image.encode_jpeg(tf.constant(img), quality=90)
     resize_in = tf.constant(img[None].astype(np.float32))
@@ -148,7 +154,11 @@ def main(out_dir):
     }
     with tf.Session() as sess:
         b, s, c, q = sess.run([batch, single, ctx, seq])
-        st, rw, png_b, jpg_b, rs = sess.run([serialized_tensors, raw, png, jpg, resized])
+        st, rw, png_b, jpg_b, rs, ex_png = sess.run([serialized_tensors, raw, png, jpg,
+                                                     resized, extra_png])
+        for fname, data in ex_png.items():
+            with open(os.path.join(out_dir, fname), "wb") as f:
+                f.write(data)
         with open(os.path.join(out_dir, "image.png"), "wb") as f:
             f.write(png_b)
         with open(os.path.join(out_dir, "image.jpg"), "wb") as f:

@@ -8,6 +8,8 @@ also reads the typed ``*_val`` fields that other writers use::
     raw = tf.io.serialize_tensor(x)               # scalar tf.string
     y = tf.io.parse_tensor(raw, tf.float32)       # x again (static shape unknown)
 """
+import threading
+
 import numpy as np
 from tensorboardX.proto import tensor_pb2
 
@@ -170,8 +172,19 @@ def _path(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+_last_read = threading.local()  # ReadFile op -> the path it read last (for messages)
+
+
+def last_read_path(op):
+    """The path the ``ReadFile`` op ``op`` read last on this thread, or ``None``."""
+    return getattr(_last_read, "paths", {}).get(op)
+
+
 def _read_file(op, filename):
     path = _path(filename)
+    if not hasattr(_last_read, "paths"):
+        _last_read.paths = {}
+    _last_read.paths[op] = path
     try:
         with open(path, "rb") as f:
             return _scalar_obj(f.read())
