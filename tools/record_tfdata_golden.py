@@ -87,6 +87,72 @@ def sparse(sp):
             "dense_shape": enc(sp.dense_shape)}
 
 
+CSV_LINES = ["1,2.5,abc,7", '-3,,"q,""x""",8', "4,1e3,,9", "0,-0.5,z,10"]
+TEXT = b"first\r\nsecond\n\nfourth \nlast-no-newline"
+
+
+def record_text(out_dir):
+    """decode_csv, CsvDataset, make_csv_dataset, TextLineDataset and tf.strings results."""
+    with open(os.path.join(out_dir, "lines.txt"), "wb") as f:
+        f.write(TEXT)
+    with open(os.path.join(out_dir, "table.csv"), "w") as f:
+        f.write("a,b,name,c\n" + "\n".join(CSV_LINES) + "\n")
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        lines = tf.constant(CSV_LINES)
+        csv = tf.io.decode_csv(lines, [[0], [-1.0], ["none"], [np.int64(0)]])
+        csv_sel = tf.io.decode_csv(lines, [[0.0], ["d"]], select_cols=[1, 2])
+        words = tf.constant(["hello  world", " a b ", "", "x"])
+        ops = {
+            "strings_split": tf.strings.split(words),
+            "strings_split_sep": tf.strings.split(tf.constant(["a,,b", "c"]), sep=","),
+            "string_split": tf.string_split(tf.constant(["a,b;c", ";;d"]), ",;"),
+            "string_split_keep": tf.string_split(tf.constant(["a,,b"]), ",",
+                                                 skip_empty=False),
+            "to_number": tf.strings.to_number(tf.constant(["1.5", "-2", "1e-3", " 7"])),
+            "to_int64": tf.strings.to_number(tf.constant(["12", "-9"]), tf.int64),
+            "length": tf.strings.length(tf.constant(["", "ab", "\u00e9t\u00e9"])),
+            "length_chars": tf.strings.length(tf.constant(["\u00e9t\u00e9"]),
+                                              unit="UTF8_CHAR"),
+            "join": tf.strings.join([tf.constant(["a", "b"]), tf.constant("-"),
+                                     tf.constant(["c", "d"])], separator="+"),
+        }
+        text_ds = tf.data.TextLineDataset(os.path.join(out_dir, "lines.txt"))
+        csv_ds = tf.data.experimental.CsvDataset(
+            os.path.join(out_dir, "table.csv"), [[0], [0.0], [""], [0]], header=True)
+        mk = tf.data.experimental.make_csv_dataset(
+            os.path.join(out_dir, "table.csv"), batch_size=4, num_epochs=1, shuffle=False,
+            label_name="c")
+        t_next = tf.data.make_one_shot_iterator(text_ds).get_next()
+        c_next = tf.data.make_one_shot_iterator(csv_ds).get_next()
+        m_next = tf.data.make_one_shot_iterator(mk).get_next()
+        with tf.Session() as sess:
+            cv, cs, res = sess.run([csv, csv_sel, ops])
+            text = []
+            rows = []
+            try:
+                while True:
+                    text.append(sess.run(t_next))
+            except tf.errors.OutOfRangeError:
+                pass
+            try:
+                while True:
+                    rows.append(sess.run(c_next))
+            except tf.errors.OutOfRangeError:
+                pass
+            feats, label = sess.run(m_next)
+    out["decode_csv"] = [enc(v) for v in cv]
+    out["decode_csv_select"] = [enc(v) for v in cs]
+    for k, v in res.items():
+        out[k] = sparse(v) if hasattr(v, "indices") else enc(v)
+    out["text_lines"] = enc(np.array(text, dtype=object))
+    out["csv_dataset"] = [[enc(c) for c in r] for r in rows]
+    out["make_csv_dataset"] = {"features": {k: enc(v) for k, v in feats.items()},
+                               "feature_order": list(feats), "label": enc(label)}
+    return out
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     golden = {"tensorflow": tf.__version__}
@@ -191,6 +257,7 @@ def main(out_dir):
     golden["decoded_png"] = {k: enc(v) for k, v in dp.items()}
     golden["decoded_jpeg"] = {k: enc(v) for k, v in dj.items()}
     golden["resize"] = {k: enc(v) for k, v in rs.items()}
+    golden["text"] = record_text(out_dir)
     with open(os.path.join(out_dir, "tfdata_golden.json"), "w") as f:
         json.dump(golden, f, indent=0, sort_keys=True)
         f.write("\n")

@@ -49,35 +49,45 @@ class Columns:
 
 def _default(d, i, what):
     if isinstance(d, Tensor):
-        raise TypeError(f"{what}: record_defaults[{i}] must be a Python value or list (a "
-                        "tensor default is not supported)")
+        if d.op.type != "Const":
+            raise TypeError(f"{what}: record_defaults[{i}] must be a constant (a Python "
+                            f"value, a list or tf.constant), got tensor {d.name}")
+        d = np.asarray(d.op.attrs["value"])
     if isinstance(d, dtypes.DType) or isinstance(d, type):
-        dt = dtypes.as_dtype(d)
-        value = None
-    else:
-        vals = list(d) if isinstance(d, (list, tuple, np.ndarray)) else [d]
-        if len(vals) > 1:
+        return _checked(dtypes.as_dtype(d), None, i, what)
+    if isinstance(d, np.ndarray):
+        if d.size > 1:
             raise ValueError(f"{what}: record_defaults[{i}] must hold at most one value, "
                              f"got {d!r}")
-        if not vals:
-            dt, value = dtypes.float32, None
-        else:
-            v = vals[0]
-            if isinstance(v, (str, bytes)):
-                dt, value = dtypes.string, v.encode() if isinstance(v, str) else v
-            elif isinstance(v, (bool, np.bool_)):
-                raise TypeError(f"{what}: record_defaults[{i}]: bool columns are not "
-                                "supported")
-            elif isinstance(v, (int, np.integer)):
-                dt = dtypes.as_dtype(v.dtype) if isinstance(v, np.integer) else dtypes.int32
-                value = v
-            else:
-                dt = dtypes.as_dtype(v.dtype) if isinstance(v, np.floating) else \
-                    dtypes.float32
-                value = v
+        dt = dtypes.as_dtype(d.dtype)
+        value = None if d.size == 0 else d.reshape(-1)[0]
+        if dt == dtypes.string and value is not None:
+            value = value.encode() if isinstance(value, str) else bytes(value)
+        return _checked(dt, value, i, what)
+    vals = list(d) if isinstance(d, (list, tuple)) else [d]
+    if len(vals) > 1:
+        raise ValueError(f"{what}: record_defaults[{i}] must hold at most one value, got "
+                         f"{d!r}")
+    if not vals:
+        return _checked(dtypes.float32, None, i, what)
+    v = vals[0]
+    # As TF converts a Python list: ints are int32, floats float32 (numpy scalars too).
+    if isinstance(v, (str, bytes)):
+        return _checked(dtypes.string, v.encode() if isinstance(v, str) else v, i, what)
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{what}: record_defaults[{i}]: bool columns are not supported")
+    if isinstance(v, (int, np.integer)):
+        return _checked(dtypes.int32 if -2**31 <= int(v) < 2**31 else dtypes.int64, v, i,
+                        what)
+    return _checked(dtypes.float32, v, i, what)
+
+
+def _checked(dt, value, i, what):
     if dt.name not in _CSV_TYPES:
         raise TypeError(f"{what}: record_defaults[{i}] has dtype {dt.name}; CSV columns "
                         f"must be one of {list(_CSV_TYPES)}")
+    if value is not None and dt != dtypes.string:
+        value = dt.np.type(value)
     return dt, value
 
 

@@ -118,6 +118,18 @@ def ignore_errors(log_warning=False):
     return apply
 
 
-__all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "CsvDataset",
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """``tf.data.experimental.parallel_interleave`` (``tf.contrib.data`` in TF1): a
+    transformation for ``apply`` that interleaves ``map_func``'s datasets, as
+    ``Dataset.interleave``; the datasets are read in the deterministic order (which
+    ``sloppy=True`` allows TF to relax)."""
+    def apply(dataset):
+        return dataset.interleave(map_func, cycle_length=cycle_length,
+                                  block_length=block_length)
+    return apply
+
+
+__all__ = ["parallel_interleave", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "CsvDataset",
            "list_files",
            "ignore_errors"]

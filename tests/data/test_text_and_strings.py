@@ -31,7 +31,7 @@ def test_decode_csv_defaults_quotes_and_dtypes():
     assert cols[1].dtype == np.float32 and cols[1].tolist() == [2.5, 9.0]
     assert cols[2].tolist() == [b"x", b'y,"z"']
     sel = _run(tf.io.decode_csv(tf.constant(["1;2;3"], dtype=tf.string),
-                                [[np.int64(0)], [0.0]], field_delim=";", select_cols=[0, 2]))
+                                [np.array([0], np.int64), [0.0]], field_delim=";", select_cols=[0, 2]))
     assert sel[0].dtype == np.int64 and sel[0].tolist() == [1] and sel[1].tolist() == [3.0]
 
 
@@ -99,3 +99,12 @@ def test_string_ops_in_a_text_pipeline(tmp_path):
     got = [x.tolist() for x in tf.data.TextLineDataset(str(p)).map(parse)
            .as_numpy_iterator()]
     assert got == [[3, 4], [10, 20]]
+
+
+def test_decode_csv_constant_tensor_defaults_keep_their_dtype():
+    cols = _run(tf.decode_csv(tf.constant(["5,x"], dtype=tf.string),
+                              [tf.constant([0], tf.int64), tf.constant([""], tf.string)]))
+    assert cols[0].dtype == np.int64 and cols[0].tolist() == [5]
+    with pytest.raises(TypeError, match="constant"):
+        tf.decode_csv(tf.constant(["5"], dtype=tf.string),
+                      [tf.placeholder(tf.int64, [1])])

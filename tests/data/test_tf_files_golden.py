@@ -160,3 +160,67 @@ def test_decode_raw_equals_tf():
         got = sess.run(tf.io.decode_raw(tf.constant([b"\x01\x00\x02\x00", b"\xff\xff\x00\x80"],
                                                     dtype=tf.string), tf.int16))
     G.assert_value_equal(got, GOLD["decode_raw"])
+
+
+# ---------------------------------------------------------------- text, CSV, strings
+TEXT = GOLD["text"]
+CSV_LINES = ["1,2.5,abc,7", '-3,,"q,""x""",8', "4,1e3,,9", "0,-0.5,z,10"]
+
+
+def _s(values):
+    return tf.constant(np.array(values, dtype=object), dtype=tf.string)
+
+
+def test_decode_csv_equals_tf():
+    with tf.Session() as sess:
+        cols = sess.run(tf.io.decode_csv(_s(CSV_LINES),
+                                         [[0], [-1.0], ["none"], [np.int64(0)]]))
+        sel = sess.run(tf.io.decode_csv(_s(CSV_LINES), [[0.0], ["d"]], select_cols=[1, 2]))
+    for got, want in zip(cols, TEXT["decode_csv"]):
+        G.assert_value_equal(got, want)
+    for got, want in zip(sel, TEXT["decode_csv_select"]):
+        G.assert_value_equal(got, want)
+
+
+def test_string_ops_equal_tf():
+    words = _s(["hello  world", " a b ", "", "x"])
+    ops = {
+        "strings_split": tf.strings.split(words),
+        "strings_split_sep": tf.strings.split(_s(["a,,b", "c"]), sep=","),
+        "string_split": tf.string_split(_s(["a,b;c", ";;d"]), ",;"),
+        "string_split_keep": tf.string_split(_s(["a,,b"]), ",", skip_empty=False),
+        "to_number": tf.strings.to_number(_s(["1.5", "-2", "1e-3", " 7"])),
+        "to_int64": tf.strings.to_number(_s(["12", "-9"]), tf.int64),
+        "length": tf.strings.length(_s(["", "ab", "\u00e9t\u00e9"])),
+        "length_chars": tf.strings.length(_s(["\u00e9t\u00e9"]), unit="UTF8_CHAR"),
+        "join": tf.strings.join([_s(["a", "b"]), _s("-"), _s(["c", "d"])], separator="+"),
+    }
+    with tf.Session() as sess:
+        got = sess.run(ops)
+    for k, v in got.items():
+        if "indices" in TEXT[k]:
+            G.assert_sparse_equal(v, TEXT[k])
+        else:
+            G.assert_value_equal(v, TEXT[k])
+
+
+def test_text_and_csv_datasets_equal_tf():
+    lines = [x[()] for x in tf.data.TextLineDataset(str(G.GOLDEN / "lines.txt"))
+             .as_numpy_iterator()]
+    G.assert_value_equal(np.array(lines, dtype=object), TEXT["text_lines"])
+    rows = list(tf.data.experimental.CsvDataset(str(G.GOLDEN / "table.csv"),
+                                                [[0], [0.0], [""], [0]], header=True)
+                .as_numpy_iterator())
+    assert len(rows) == len(TEXT["csv_dataset"])
+    for row, want in zip(rows, TEXT["csv_dataset"]):
+        for c, w in zip(row, want):
+            G.assert_value_equal(c, w)
+    ds = tf.data.experimental.make_csv_dataset(str(G.GOLDEN / "table.csv"), batch_size=4,
+                                               num_epochs=1, shuffle=False, label_name="c")
+    feats, label = next(ds.as_numpy_iterator())
+    want = TEXT["make_csv_dataset"]
+    assert list(feats) == want["feature_order"]
+    for k, v in feats.items():
+        G.assert_value_equal(v, want["features"][k])
+    G.assert_value_equal(label, want["label"])
+

@@ -184,3 +184,16 @@ def test_large_records_across_buffer_boundaries(tmp_path):
     path = _write(tmp_path / "a", recs, "ZLIB")
     ds = tf.data.TFRecordDataset(path, "ZLIB", buffer_size=100)
     assert _run_all(ds) == recs
+
+
+def test_filenames_as_a_dataset_and_parallel_interleave(tmp_path):
+    files = [_write(tmp_path / f"f{i}", [b"%d-%d" % (i, j) for j in range(2)])
+             for i in range(2)]
+    ds = tf.data.TFRecordDataset(tf.data.Dataset.from_tensor_slices(files))
+    assert _run_all(ds) == [b"0-0", b"0-1", b"1-0", b"1-1"]
+    ds = tf.data.Dataset.from_tensor_slices(files).apply(
+        tf.data.experimental.parallel_interleave(tf.data.TFRecordDataset, cycle_length=2,
+                                                 sloppy=True))
+    assert _run_all(ds) == [b"0-0", b"1-0", b"0-1", b"1-1"]
+    with pytest.raises(TypeError, match="filenames"):
+        tf.data.TFRecordDataset(tf.data.Dataset.range(3))
