@@ -201,8 +201,8 @@ def _dense_output(d, values, n, batched):
     else:
         out = np.empty((n,) + d.shape, dtype=d.dtype.np)
         for i, v in enumerate(values):
-            out[i] = d.default if v is None else v
-    return out if batched else out[0]
+            out[i, ...] = d.default if v is None else v
+    return out if batched else out[0, ...]
 
 
 def parse_examples(records, dense, sparse, names=None, batched=True):

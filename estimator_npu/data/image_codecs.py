@@ -214,6 +214,55 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
     return _build_decode("image", contents, channels, dtype, name, expand_animations)
 
 
+def _crop_kernel(op, ctx):
+    channels = op.attrs["channels"]
+
+    def run(contents, window):
+        img = _decode(op, contents, "jpeg", channels, np.uint8, True)
+        y, x, h, w = (int(v) for v in np.asarray(window).reshape(-1))
+        if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > img.shape[0] or \
+                x + w > img.shape[1]:
+            raise errors.InvalidArgumentError(
+                None, op, f"{op.name}: crop window [{y}, {x}, {h}, {w}] (y, x, height, "
+                f"width) is not inside the image of shape {list(img.shape)}")
+        return np.ascontiguousarray(img[y:y + h, x:x + w])
+    return run
+
+
+def _shape_kernel(op, ctx):
+    def run(contents):
+        data = np.asarray(contents, dtype=object)[()]
+        data = data.encode() if isinstance(data, str) else bytes(data)
+        im, _ = _open(op, data, ("jpeg",))
+        c = {"L": 1, "RGB": 3, "CMYK": 4, "YCbCr": 3}.get(im.mode, len(im.getbands()))
+        return np.array([im.size[1], im.size[0], c], dtype=op.outputs[0].dtype.np)
+    return run
+
+
+register("DecodeAndCropJpeg", kernel=_crop_kernel, grad=NOT_DIFFERENTIABLE)
+register("ExtractJpegShape", kernel=_shape_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="",
+                         name=None):
+    """``tf.image.decode_and_crop_jpeg``: the ``crop_window`` ``[y, x, height, width]``
+    of the decoded JPEG."""
+    x = convert_to_tensor(contents, dtype=dtypes.string)
+    window = convert_to_tensor(crop_window)
+    c = int(channels or 0)
+    return make_tensor("DecodeAndCropJpeg", [x, window], dtypes.uint8,
+                       TensorShape([None, None, c or None]), {"channels": c},
+                       name=name or "DecodeAndCropJpeg")
+
+
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+    """``tf.image.extract_jpeg_shape``: ``[height, width, channels]`` of a JPEG."""
+    x = convert_to_tensor(contents, dtype=dtypes.string)
+    return make_tensor("ExtractJpegShape", [x], dtypes.as_dtype(output_type),
+                       TensorShape([3]), name=name or "ExtractJpegShape")
+
+
 # ---------------------------------------------------------------- encoding
 def _image_array(op, image, kinds):
     arr = np.asarray(image)
@@ -346,5 +395,5 @@ def is_jpeg(contents, name=None):
     return equal(substr(contents, 0, 3), np.array(b"\xff\xd8\xff", dtype=object))
 
 
-__all__ = ["decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image",
+__all__ = ["decode_and_crop_jpeg", "extract_jpeg_shape", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image",
            "encode_jpeg", "encode_png", "is_jpeg"]

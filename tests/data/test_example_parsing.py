@@ -149,3 +149,18 @@ def test_parse_inside_map_is_traced_once():
                                                      dtype=object)).map(parse)
     got = [e["x"].tolist() for e in ds.as_numpy_iterator()]
     assert got == [[i, i + 1.0] for i in range(4)] and len(calls) == 1
+
+
+def test_string_and_scalar_defaults_as_imagenet_pipelines_declare_them():
+    recs = [_ex(a=[3]), _ex(a=[4], enc=np.array([b"jpg"], dtype=object))]
+    feats = {"image/encoded": tf.io.FixedLenFeature([], tf.string, default_value=""),
+             "enc": tf.io.FixedLenFeature([], tf.string, default_value=""),
+             "label": tf.io.FixedLenFeature([], tf.int64, default_value=-1),
+             "bbox": tf.io.VarLenFeature(tf.float32)}
+    batch = _run(tf.io.parse_example(tf.constant(recs, dtype=tf.string), feats))
+    assert batch["enc"].tolist() == [b"", b"jpg"]
+    assert batch["image/encoded"].tolist() == [b"", b""]
+    one = _run(tf.io.parse_single_example(tf.constant(recs[1], dtype=tf.string), feats))
+    assert isinstance(one["label"], np.ndarray) and one["label"].shape == () and \
+        one["label"] == -1
+    assert one["enc"][()] == b"jpg" and one["bbox"].values.shape == (0,)

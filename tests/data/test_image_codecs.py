@@ -109,3 +109,16 @@ def test_image_pipeline_from_files(tmp_path):
         lambda f: tf.image.decode_png(tf.io.read_file(f), channels=3)).batch(3)
     (batch,) = list(ds.as_numpy_iterator())
     assert batch.shape == (3, 12, 16, 3) and (batch == IMAGE).all()
+
+
+def test_decode_and_crop_jpeg_and_extract_shape():
+    c = tf.constant((G.GOLDEN / "image.jpg").read_bytes(), dtype=tf.string)
+    full = G.dec(GOLD["decoded_jpeg"]["jpeg_accurate"])
+    with tf.Session() as sess:
+        crop, shape = sess.run([tf.image.decode_and_crop_jpeg(c, [2, 3, 5, 7]),
+                                tf.image.extract_jpeg_shape(c)])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="crop window"):
+            sess.run(tf.image.decode_and_crop_jpeg(c, [10, 0, 5, 5]))
+    # (the accurate IDCT: see the module's note on TF's default)
+    np.testing.assert_array_equal(crop, full[2:7, 3:10])
+    assert shape.tolist() == [12, 16, 3] and shape.dtype == np.int32
