@@ -135,6 +135,12 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False):
         """Stacks ``batch_size`` consecutive elements; the last batch may be smaller unless
         ``drop_remainder`` (then the batch dimension is static)."""
+        from estimator_npu.data import sparse_batch
+        groups = sparse_batch.sparse_positions(self._node.spec.structure)
+        if groups:  # SparseTensor components get a leading batch index (sparse_batch)
+            return Dataset(sparse_batch.SparseBatchNode(
+                self._node, scalar_arg("batch_size", batch_size),
+                validation.check_bool("drop_remainder", drop_remainder), groups))
         return Dataset(transforms.BatchNode(self._node,
                                             scalar_arg("batch_size", batch_size),
                                             validation.check_bool("drop_remainder",

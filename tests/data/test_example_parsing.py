@@ -164,3 +164,21 @@ def test_string_and_scalar_defaults_as_imagenet_pipelines_declare_them():
     assert isinstance(one["label"], np.ndarray) and one["label"].shape == () and \
         one["label"] == -1
     assert one["enc"][()] == b"jpg" and one["bbox"].values.shape == (0,)
+
+
+def test_var_len_features_parsed_per_record_then_batched_as_tf_batches_sparse():
+    recs = np.array([_ex(t=[1, 2], x=[0.5]), _ex(t=np.zeros(0, np.int64), x=[1.5]), _ex(t=[7], x=[2.5])],
+                    dtype=object)
+    feats = {"t": tf.io.VarLenFeature(tf.int64), "x": tf.io.FixedLenFeature([1], tf.float32)}
+    ds = tf.data.Dataset.from_tensor_slices(recs).map(
+        lambda s: tf.io.parse_single_example(s, feats)).batch(3)
+    assert ds.output_shapes["t"].indices.as_list() == [None, 2]
+    nxt = ds.make_one_shot_iterator().get_next()
+    assert isinstance(nxt["t"], tf.SparseTensor)
+    dense = tf.sparse_tensor_to_dense(nxt["t"], default_value=-1)
+    with tf.Session() as sess:
+        got, d = sess.run([nxt, dense])
+    assert got["t"].indices.tolist() == [[0, 0], [0, 1], [2, 0]]
+    assert got["t"].values.tolist() == [1, 2, 7] and got["t"].dense_shape.tolist() == [3, 2]
+    assert d.tolist() == [[1, 2], [-1, -1], [7, -1]]
+    np.testing.assert_array_equal(got["x"], [[0.5], [1.5], [2.5]])
