@@ -2,13 +2,11 @@
 
 Records written by one pipeline usually differ only in their values: same keys, same
 lengths, so every byte outside the value payloads (tags, lengths, keys) is the same in
-every record. Then the batch is one ``uint8`` matrix and each fixed-length feature is a
-column range of it::
+every record. Then each fixed-length feature is the same byte range of every record::
 
     layout = walk(records[0])                 # key -> (kind, payload start, end)
-    M = frombuffer(join(records)).reshape(N, L)
-    assert (M[:, structure] == M[0, structure]).all()
-    image = M[:, s:e].view('<f4')             # [N, 784] float32, no per-record parse
+    assert all(r[gap] == records[0][gap] for r in records for gap in structure)
+    image = frombuffer(join(r[s:e] for r in records), '<f4')   # [N, 784], no parse
 
 Protobuf parsing depends only on the structure bytes, so when those match record 0
 the payload columns are the same fields in every record. int64 values take this path
@@ -92,7 +90,6 @@ def parse_dense(records, dense):
     layout = walk(records[0])
     if layout is None:
         return None
-    structure = np.ones(length, dtype=bool)
     plans = []
     for d in dense:
         entry = layout.get(d.key)
@@ -112,27 +109,33 @@ def parse_dense(records, dense):
             s, e = spans[0]
             if (kind == _FLOAT and e - s != 4 * step) or (kind == _INT64 and e - s != step):
                 return None
-        for s, e in spans:
-            structure[s:e] = False
         plans.append((d, kind, spans))
-    matrix = np.frombuffer(b"".join(records), dtype=np.uint8).reshape(n, length)
-    if not (matrix[:, structure] == matrix[0, structure]).all():
-        return None
+    # The structure bytes (between the payloads) must equal record 0's in every record.
+    edges = [0]
+    for s, e in sorted(span for _, _, spans in plans for span in spans):
+        edges += [s, e]
+    edges.append(length)
+    first = records[0]
+    gaps = [(a, b) for a, b in zip(edges[0::2], edges[1::2]) if b > a]
+    for a, b in gaps:
+        want = first[a:b]
+        if any(r[a:b] != want for r in records):
+            return None
     out = []
     for d, kind, spans in plans:
         if kind == _FLOAT:
             s, e = spans[0]
-            vals = np.ascontiguousarray(matrix[:, s:e]).view("<f4").astype(np.float32,
-                                                                             copy=False)
+            vals = np.frombuffer(bytearray().join([r[s:e] for r in records]), "<f4")
+            vals = vals.astype(np.float32, copy=False).reshape(n, -1)
         elif kind == _INT64:
             s, e = spans[0]
-            block = matrix[:, s:e]
+            block = np.frombuffer(b"".join([r[s:e] for r in records]), np.uint8)
             if (block >= 0x80).any():
                 return None
             vals = block.astype(np.int64)
         else:
             vals = np.empty((n, len(spans)), dtype=object)
             for j, (s, e) in enumerate(spans):
-                vals[:, j] = [bytes(r[s:e]) for r in records]
+                vals[:, j] = [r[s:e] for r in records]
         out.append(vals.reshape((n,) + d.shape))
     return out
