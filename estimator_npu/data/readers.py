@@ -15,6 +15,7 @@ from estimator_npu.data.base import Node
 from estimator_npu.data.dataset import Dataset
 from estimator_npu.data.structure import Spec
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.engine.shape import TensorShape
 
 
@@ -118,6 +119,44 @@ def ignore_errors(log_warning=False):
     return apply
 
 
+class TFRecordWriter:
+    """``tf.data.experimental.TFRecordWriter(filename, compression_type=None)``:
+    ``write(dataset)`` is an op that writes every element (scalar strings) of
+    ``dataset`` as a record of ``filename``."""
+
+    def __init__(self, filename, compression_type=None):
+        from estimator_npu.data import tfrecord
+        self._filename = os.fspath(filename)
+        self._compression = tfrecord.compression_name(compression_type)
+
+    def write(self, dataset):
+        from estimator_npu.data.base import all_captures
+        from estimator_npu.engine.ops.core import make_op
+        spec = dataset._node.spec
+        if spec.types != [dtypes.string] or spec.shapes[0].dims not in (None, ()):
+            raise TypeError(f"TFRecordWriter.write: the dataset must have scalar string "
+                            f"elements, got types {dataset.output_types} and shapes "
+                            f"{dataset.output_shapes}")
+        captured = all_captures(dataset._node)
+        return make_op("WriteDatasetToTFRecord", list(captured), [],
+                       {"dataset": dataset._node, "captured": tuple(captured),
+                        "filename": self._filename, "compression": self._compression},
+                       name="WriteDatasetToTFRecord")
+
+
+def _write_dataset_kernel(op, ctx):
+    from estimator_npu.data import tfrecord
+    from estimator_npu.data.base import Env
+    a = op.attrs
+
+    def run(*values):
+        env = Env(dict(zip(a["captured"], values)))
+        with tfrecord.TFRecordWriter(a["filename"], a["compression"]) as w:
+            for (record,) in a["dataset"].elements(env):
+                w.write(np.asarray(record, dtype=object)[()])
+    return run
+
+
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
                         buffer_output_elements=None, prefetch_input_elements=None):
     """``tf.data.experimental.parallel_interleave`` (``tf.contrib.data`` in TF1): a
@@ -130,6 +169,9 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
     return apply
 
 
-__all__ = ["parallel_interleave", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "CsvDataset",
+register("WriteDatasetToTFRecord", kernel=_write_dataset_kernel, grad=NOT_DIFFERENTIABLE,
+         stateful=True)
+
+__all__ = ["TFRecordWriter", "parallel_interleave", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "CsvDataset",
            "list_files",
            "ignore_errors"]

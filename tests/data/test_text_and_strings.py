@@ -108,3 +108,23 @@ def test_decode_csv_constant_tensor_defaults_keep_their_dtype():
     with pytest.raises(TypeError, match="constant"):
         tf.decode_csv(tf.constant(["5"], dtype=tf.string),
                       [tf.placeholder(tf.int64, [1])])
+
+
+def test_fixed_length_records_with_header_and_footer(tmp_path):
+    p = tmp_path / "a.bin"
+    p.write_bytes(b"HDR" + b"aabbcc" + b"F")
+    ds = tf.data.FixedLengthRecordDataset(str(p), 2, header_bytes=3, footer_bytes=1)
+    assert [x[()] for x in ds.as_numpy_iterator()] == [b"aa", b"bb", b"cc"]
+    p.write_bytes(b"HDR" + b"aabbc" + b"F")
+    with pytest.raises(tf.errors.DataLossError, match=r"a.bin.*byte offset 7"):
+        list(ds.as_numpy_iterator())
+
+
+def test_text_lines_of_several_files_in_parallel_reads(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("a1\na2\na3\n")
+    b.write_text("b1\n")
+    ds = tf.data.TextLineDataset([str(a), str(b)], num_parallel_reads=2)
+    assert [x[()] for x in ds.as_numpy_iterator()] == [b"a1", b"b1", b"a2", b"a3"]
+    with pytest.raises(tf.errors.NotFoundError, match="missing.txt"):
+        list(tf.data.TextLineDataset(str(tmp_path / "missing.txt")).as_numpy_iterator())

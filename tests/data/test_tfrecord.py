@@ -197,3 +197,14 @@ def test_filenames_as_a_dataset_and_parallel_interleave(tmp_path):
     assert _run_all(ds) == [b"0-0", b"1-0", b"0-1", b"1-1"]
     with pytest.raises(TypeError, match="filenames"):
         tf.data.TFRecordDataset(tf.data.Dataset.range(3))
+
+
+def test_experimental_tfrecord_writer_writes_a_dataset(tmp_path):
+    path = str(tmp_path / "out.tfrecord")
+    ds = tf.data.Dataset.from_tensor_slices(np.array(RECS, dtype=object))
+    op = tf.data.experimental.TFRecordWriter(path, "GZIP").write(ds)
+    with tf.Session() as sess:
+        sess.run(op)
+    assert list(tf.python_io.tf_record_iterator(path, "GZIP")) == RECS
+    with pytest.raises(TypeError, match="scalar string"):
+        tf.data.experimental.TFRecordWriter(path).write(tf.data.Dataset.range(3))
