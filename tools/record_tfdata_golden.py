@@ -26,6 +26,10 @@ def records():
     return out
 
 
+def big_records():
+    return [(b"%08d|" % i) * (40 + i % 50) for i in range(1200)]
+
+
 def examples():
     rng = np.random.RandomState(1)
     out = []
@@ -163,6 +167,12 @@ def main(out_dir):
         with tf.io.TFRecordWriter(os.path.join(out_dir, f"{name}.tfrecord"), opts) as w:
             for r in recs:
                 w.write(r)
+    # > 256 kB uncompressed: crosses TF's zlib input/output buffer boundaries.
+    big = big_records()
+    with tf.io.TFRecordWriter(os.path.join(out_dir, "big.gz.tfrecord"),
+                              tf.io.TFRecordOptions(compression_type="GZIP")) as w:
+        for r in big:
+            w.write(r)
     exs = examples()
     with tf.io.TFRecordWriter(os.path.join(out_dir, "examples.tfrecord")) as w:
         for e in exs:

@@ -224,3 +224,14 @@ def test_text_and_csv_datasets_equal_tf():
         G.assert_value_equal(v, want["features"][k])
     G.assert_value_equal(label, want["label"])
 
+
+
+def test_large_gzip_file_crossing_tf_buffer_boundaries_is_byte_identical(tmp_path):
+    big = [(b"%08d|" % i) * (40 + i % 50) for i in range(1200)]   # 0.7 MB uncompressed
+    path = tmp_path / "big.gz.tfrecord"
+    with tf.io.TFRecordWriter(str(path), "GZIP") as w:
+        for r in big:
+            w.write(r)
+    golden = G.GOLDEN / "big.gz.tfrecord"
+    assert path.read_bytes() == golden.read_bytes()
+    assert list(tf.python_io.tf_record_iterator(str(golden), "GZIP")) == big
