@@ -85,6 +85,7 @@ from estimator_npu.data.sequence_parsing import parse_single_sequence_example  #
 from estimator_npu.data.sparse import (SparseTensor, SparseTensorValue,  # noqa: F401,E402
                                        sparse_tensor_to_dense)
 from estimator_npu import strings  # noqa: F401,E402
+from estimator_npu import sparse  # noqa: F401,E402
 from estimator_npu import image  # noqa: F401,E402
 from estimator_npu.data.image_codecs import decode_image  # noqa: F401,E402
 from estimator_npu.data.csv_ops import decode_csv  # noqa: F401,E402

@@ -167,6 +167,9 @@ register("DecodeImage", kernel=_decode_kernel, grad=NOT_DIFFERENTIABLE)
 
 def _build_decode(kind, contents, channels, dtype, name, expand=True):
     x = convert_to_tensor(contents, dtype=dtypes.string)
+    if x.shape.dims is not None and x.shape.dims != ():
+        raise ValueError(f"decode_{kind}: `contents` must be a scalar string (one image), "
+                         f"got shape {x.shape}")
     channels = 0 if channels is None else int(channels)
     if channels not in (0, 1, 2, 3, 4):
         raise ValueError(f"decode_{kind}: channels must be 0, 1, 2, 3 or 4, got {channels}")
