@@ -157,6 +157,39 @@ def record_text(out_dir):
     return out
 
 
+PARALLEL_SIZES = {"a": 1, "b": 3, "c": 2, "d": 2, "e": 4}
+
+
+def record_parallel_reads():
+    """The record order of num_parallel_reads / interleave over files of these sizes."""
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    files = []
+    for k, n in PARALLEL_SIZES.items():
+        files.append(os.path.join(tmp, f"{k}.tfrecord"))
+        with tf.io.TFRecordWriter(files[-1]) as w:
+            for j in range(n):
+                w.write(f"{k}{j}".encode())
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        cases = {f"num_parallel_reads={n}": tf.data.TFRecordDataset(files, num_parallel_reads=n)
+                 for n in (2, 3)}
+        cases["interleave(cycle_length=3, block_length=2)"] = \
+            tf.data.Dataset.from_tensor_slices(files).interleave(
+                tf.data.TFRecordDataset, cycle_length=3, block_length=2)
+        nexts = {k: tf.data.make_one_shot_iterator(v).get_next() for k, v in cases.items()}
+        with tf.Session() as sess:
+            for k, t in nexts.items():
+                got = []
+                try:
+                    while True:
+                        got.append(sess.run(t).decode())
+                except tf.errors.OutOfRangeError:
+                    out[k] = got
+    return out
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     golden = {"tensorflow": tf.__version__}
@@ -268,6 +301,7 @@ def main(out_dir):
     golden["decoded_jpeg"] = {k: enc(v) for k, v in dj.items()}
     golden["resize"] = {k: enc(v) for k, v in rs.items()}
     golden["text"] = record_text(out_dir)
+    golden["parallel_reads"] = record_parallel_reads()
     with open(os.path.join(out_dir, "tfdata_golden.json"), "w") as f:
         json.dump(golden, f, indent=0, sort_keys=True)
         f.write("\n")

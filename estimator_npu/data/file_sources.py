@@ -103,38 +103,47 @@ class FileRecords:
     def __init__(self, names, open_file, cycle=1):
         self._names = names
         self._open = open_file
-        self._cycle = max(1, cycle)
-        self._slots = []
+        self._slots = [None] * max(1, cycle)
         self._index = 0
-        self._done = False
+        self._num_open = 0
+        self._end_of_input = False
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        # TF's interleave with block_length 1: a fixed cycle of slots; an exhausted (or
+        # failed) file frees its slot, which the next file takes when the cycle returns.
         slots = self._slots
         while True:
-            while not self._done and len(slots) < self._cycle:
+            cur = slots[self._index]
+            if cur is not None:
+                try:
+                    value = next(cur)
+                except StopIteration:
+                    self._close_current()
+                    continue
+                except errors.OpError:
+                    self._close_current()
+                    raise
+                self._index = (self._index + 1) % len(slots)
+                return value
+            if not self._end_of_input:
                 name = next(self._names, None)
                 if name is None:
-                    self._done = True
-                    break
-                slots.append(self._open(name))
-            if not slots:
-                raise StopIteration
-            i = self._index % len(slots)
-            try:
-                value = next(slots[i])
-            except StopIteration:
-                del slots[i]
-                self._index = i
+                    self._end_of_input = True
+                else:
+                    slots[self._index] = self._open(name)
+                    self._num_open += 1
                 continue
-            except errors.OpError:
-                del slots[i]
-                self._index = i
-                raise
-            self._index = i + 1
-            return value
+            if not self._num_open:
+                raise StopIteration
+            self._index = (self._index + 1) % len(slots)
+
+    def _close_current(self):
+        self._slots[self._index] = None
+        self._num_open -= 1
+        self._index = (self._index + 1) % len(self._slots)
 
 
 class _FileNode(Node):

@@ -235,3 +235,19 @@ def test_large_gzip_file_crossing_tf_buffer_boundaries_is_byte_identical(tmp_pat
     golden = G.GOLDEN / "big.gz.tfrecord"
     assert path.read_bytes() == golden.read_bytes()
     assert list(tf.python_io.tf_record_iterator(str(golden), "GZIP")) == big
+
+
+def test_parallel_reads_and_interleave_order_equals_tf(tmp_path):
+    files = []
+    for k, n in {"a": 1, "b": 3, "c": 2, "d": 2, "e": 4}.items():
+        files.append(str(tmp_path / f"{k}.tfrecord"))
+        with tf.io.TFRecordWriter(files[-1]) as w:
+            for j in range(n):
+                w.write(f"{k}{j}".encode())
+    cases = {f"num_parallel_reads={n}": tf.data.TFRecordDataset(files, num_parallel_reads=n)
+             for n in (2, 3)}
+    cases["interleave(cycle_length=3, block_length=2)"] = \
+        tf.data.Dataset.from_tensor_slices(files).interleave(
+            tf.data.TFRecordDataset, cycle_length=3, block_length=2)
+    for key, ds in cases.items():
+        assert [r[()].decode() for r in ds.as_numpy_iterator()] == GOLD["parallel_reads"][key]
