@@ -93,6 +93,7 @@ from estimator_npu.data.string_ops import string_split  # noqa: F401,E402
 from estimator_npu.data.string_ops import join as string_join  # noqa: F401,E402
 from estimator_npu.data.string_ops import to_number as string_to_number  # noqa: F401,E402
 from estimator_npu.data.string_ops import regex_replace  # noqa: F401,E402
+from estimator_npu.data.string_ops import as_string  # noqa: F401,E402
 
 
 class _DeviceNamespace:

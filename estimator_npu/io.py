@@ -15,3 +15,5 @@ from estimator_npu.data.tfrecord import TFRecordOptions  # noqa: F401
 from estimator_npu.data.tfrecord import TFRecordWriter  # noqa: F401
 from estimator_npu.data.tfrecord import tf_record_iterator  # noqa: F401
 from estimator_npu.data.csv_ops import decode_csv  # noqa: F401
+from estimator_npu.data.string_ops import decode_base64  # noqa: F401
+from estimator_npu.data.string_ops import encode_base64  # noqa: F401

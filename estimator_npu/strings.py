@@ -8,3 +8,4 @@ from estimator_npu.data.string_ops import strip  # noqa: F401
 from estimator_npu.data.string_ops import substr  # noqa: F401
 from estimator_npu.data.string_ops import to_number  # noqa: F401
 from estimator_npu.data.string_ops import upper  # noqa: F401
+from estimator_npu.data.string_ops import as_string  # noqa: F401

@@ -54,7 +54,7 @@ def _elementwise_kernel(op, ctx):
 
 
 for _t in ("StringLength", "StringToNumber", "StringStrip", "StringLower", "StringUpper",
-           "RegexReplace", "Substr"):
+           "RegexReplace", "Substr", "EncodeBase64", "DecodeBase64"):
     register(_t, kernel=_elementwise_kernel, grad=NOT_DIFFERENTIABLE)
 
 
@@ -113,6 +113,64 @@ def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
     """``tf.strings.substr`` with Python int ``pos``/``len``."""
     p, n = int(pos), int(len)
     return _elementwise("Substr", input, lambda op, b: b[p:p + n], dtypes.string, name)
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002
+    """``tf.io.encode_base64``: web-safe base64 (``-`` and ``_``), unpadded by default."""
+    import base64
+
+    def fn(op, b):
+        out = base64.urlsafe_b64encode(b)
+        return out if pad else out.rstrip(b"=")
+    return _elementwise("EncodeBase64", input, fn, dtypes.string, name)
+
+
+def decode_base64(input, name=None):  # noqa: A002
+    """``tf.io.decode_base64``: decodes web-safe base64, padded or not."""
+    import base64
+    import binascii
+
+    def fn(op, b):
+        try:
+            std = b.translate(bytes.maketrans(b"-_", b"+/"))
+            return base64.b64decode(std + b"=" * (-len(b) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            raise errors.InvalidArgumentError(None, op, f"Invalid character found in "
+                                              f"base64: {b[:40]!r}") from None
+    return _elementwise("DecodeBase64", input, fn, dtypes.string, name)
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  # noqa: A002
+              fill="", name=None):
+    """``tf.as_string`` / ``tf.strings.as_string``: numbers and bools as strings (floats
+    with 6 decimals, as TF's default ``%f``)."""
+    x = convert_to_tensor(input)
+    if x.dtype == dtypes.string:
+        raise TypeError("as_string: `input` must be numeric or bool, got tf.string")
+    spec = "e" if scientific else "g" if shortest else "f"
+    prec = "" if precision < 0 and spec == "g" else f".{6 if precision < 0 else precision}"
+    pad = "" if width < 0 else f"{fill or ''}{width}"
+    fmt = "{:" + (pad if not fill else f"{fill}>{width}") + prec + spec + "}" \
+        if x.dtype.is_floating else "{:" + (pad if not fill else f"{fill}>{width}") + "}"
+    return make_tensor("AsString", [x], dtypes.string, x.shape, {"fmt": fmt},
+                       name=name or "AsString")
+
+
+def _as_string_kernel(op, ctx):
+    fmt = op.attrs["fmt"]
+
+    def run(x):
+        x = np.asarray(x)
+        out = np.empty(x.shape, dtype=object)
+        flat = out.reshape(-1)
+        for i, v in enumerate(x.reshape(-1).tolist()):
+            flat[i] = (("true" if v else "false") if isinstance(v, bool)
+                       else fmt.format(v)).encode()
+        return out
+    return run
+
+
+register("AsString", kernel=_as_string_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 # ---------------------------------------------------------------- join
@@ -219,5 +277,5 @@ def _sparse_only(result_type):
                                   f"{result_type!r} (yet); use 'SparseTensor'")
 
 
-__all__ = ["length", "to_number", "join", "split", "string_split", "strip", "lower",
+__all__ = ["as_string", "encode_base64", "decode_base64", "length", "to_number", "join", "split", "string_split", "strip", "lower",
            "upper", "regex_replace", "substr"]

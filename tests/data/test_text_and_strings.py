@@ -128,3 +128,18 @@ def test_text_lines_of_several_files_in_parallel_reads(tmp_path):
     assert [x[()] for x in ds.as_numpy_iterator()] == [b"a1", b"b1", b"a2", b"a3"]
     with pytest.raises(tf.errors.NotFoundError, match="missing.txt"):
         list(tf.data.TextLineDataset(str(tmp_path / "missing.txt")).as_numpy_iterator())
+
+
+def test_as_string_and_base64_as_tf():
+    # expected values as TF 2.15 prints them
+    got = _run([tf.strings.as_string([1.5, -2.0]), tf.as_string([3, -4]),
+                tf.strings.as_string([True]), tf.strings.as_string([1.25], precision=1),
+                tf.strings.as_string([7], width=4, fill="0")])
+    assert [g.tolist() for g in got] == [[b"1.500000", b"-2.000000"], [b"3", b"-4"],
+                                         [b"true"], [b"1.2"], [b"0007"]]
+    enc = _run(tf.io.encode_base64(tf.constant([b"hi?>", b""], dtype=tf.string)))
+    assert enc.tolist() == [b"aGk_Pg", b""]
+    assert _run(tf.io.decode_base64(tf.constant(enc, dtype=tf.string))).tolist() == \
+        [b"hi?>", b""]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="base64"):
+        _run(tf.io.decode_base64(tf.constant([b"a$bc"], dtype=tf.string)))
