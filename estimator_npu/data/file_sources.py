@@ -20,7 +20,6 @@ from estimator_npu.data import tfrecord
 from estimator_npu.data.base import Node
 from estimator_npu.data.structure import Spec
 from estimator_npu.engine import dtypes
-from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.shape import TensorShape
 from estimator_npu.utils import validation
 

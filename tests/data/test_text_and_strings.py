@@ -1,6 +1,5 @@
 """TextLineDataset, CSV (decode_csv, CsvDataset, make_csv_dataset) and tf.strings ops."""
 import gzip
-import pathlib
 
 import numpy as np
 import pytest
