@@ -9,7 +9,8 @@ alternately in this process; the table shows the median of several repetitions.
 Also shown: the same pipeline without ``prefetch`` (synchronous) and with a small shuffle
 buffer, and the generic per-element path (``map`` before ``batch``) for reference.
 
-Run: ``python bench/input_pipeline.py``
+Run: ``python bench/input_pipeline.py`` (``--tfrecord``: TFRecord reading and Example
+parsing instead, see ``bench/tfrecord_input.py``)
 """
 import os
 import sys
@@ -89,4 +90,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if "--tfrecord" in sys.argv:  # TFRecord reading and Example parsing (issue 20)
+        import tfrecord_input
+        tfrecord_input.main()
+    else:
+        main()

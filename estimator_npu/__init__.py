@@ -80,6 +80,25 @@ from estimator_npu import layers  # noqa: F401,E402
 from estimator_npu import npu  # noqa: F401,E402
 from estimator_npu import mixed_precision  # noqa: F401,E402
 from estimator_npu.train.summary_ops import Summary  # noqa: F401,E402
+from estimator_npu import io  # noqa: F401,E402
+from estimator_npu import python_io  # noqa: F401,E402
+from estimator_npu.data.example_parsing import (FixedLenFeature,  # noqa: F401,E402
+                                                FixedLenSequenceFeature, VarLenFeature,
+                                                parse_example, parse_single_example)
+from estimator_npu.data.raw_ops import decode_raw, read_file, write_file  # noqa: F401,E402
+from estimator_npu.data.sequence_parsing import parse_single_sequence_example  # noqa
+from estimator_npu.data.sparse import (SparseTensor, SparseTensorValue,  # noqa: F401,E402
+                                       sparse_tensor_to_dense)
+from estimator_npu import strings  # noqa: F401,E402
+from estimator_npu import sparse  # noqa: F401,E402
+from estimator_npu import image  # noqa: F401,E402
+from estimator_npu.data.image_codecs import decode_image  # noqa: F401,E402
+from estimator_npu.data.csv_ops import decode_csv  # noqa: F401,E402
+from estimator_npu.data.string_ops import string_split  # noqa: F401,E402
+from estimator_npu.data.string_ops import join as string_join  # noqa: F401,E402
+from estimator_npu.data.string_ops import to_number as string_to_number  # noqa: F401,E402
+from estimator_npu.data.string_ops import regex_replace  # noqa: F401,E402
+from estimator_npu.data.string_ops import as_string  # noqa: F401,E402
 
 
 class _DeviceNamespace:

@@ -93,6 +93,12 @@ class Dataset:
         return Dataset(sources.ZipNode(nest.map_structure(lambda _: None, datasets),
                                        [d._node for d in flat]))
 
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching ``file_pattern`` (see ``readers.list_files``)."""
+        from estimator_npu.data import readers
+        return readers.list_files(file_pattern, shuffle, seed)
+
     # ---------------------------------------------------------------- functions
     def map(self, map_func, num_parallel_calls=None):
         """Applies ``map_func`` (traced once on Tensors) to each element; with
@@ -129,6 +135,12 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False):
         """Stacks ``batch_size`` consecutive elements; the last batch may be smaller unless
         ``drop_remainder`` (then the batch dimension is static)."""
+        from estimator_npu.data import sparse_batch
+        groups = sparse_batch.sparse_positions(self._node.spec.structure)
+        if groups:  # SparseTensor components get a leading batch index (sparse_batch)
+            return Dataset(sparse_batch.SparseBatchNode(
+                self._node, scalar_arg("batch_size", batch_size),
+                validation.check_bool("drop_remainder", drop_remainder), groups))
         return Dataset(transforms.BatchNode(self._node,
                                             scalar_arg("batch_size", batch_size),
                                             validation.check_bool("drop_remainder",
@@ -230,6 +242,11 @@ class Dataset:
         start = validation.check_int("start", start)
         counter = Dataset(sources.RangeNode(start, None, 1, dtypes.int64))
         return Dataset.zip((counter, self))
+
+    def ignore_errors(self, log_warning=False):
+        """Drops elements whose computation raised an error (see ``readers``)."""
+        from estimator_npu.data import readers
+        return readers.ignore_errors(log_warning)(self)
 
     # ---------------------------------------------------------------- iterators
     def make_one_shot_iterator(self):

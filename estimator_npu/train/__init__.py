@@ -15,6 +15,10 @@ from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState
                                                load_checkpoint, load_variable,
                                                update_checkpoint_state)
 from estimator_npu.train.coordinator import Coordinator  # noqa: F401
+from estimator_npu.core.example.example_pb2 import Example, SequenceExample  # noqa: F401
+from estimator_npu.core.example.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa
+                                                    FeatureLists, Features, FloatList,
+                                                    Int64List)
 from estimator_npu.train.learning_rate_decay import (cosine_decay, exponential_decay,  # noqa
                                                      inverse_time_decay, linear_warmup,
                                                      natural_exp_decay, piecewise_constant,

@@ -1,0 +1,1 @@
+"""``tensorflow.core.example``: the ``tf.train.Example`` protocol messages."""

@@ -1,0 +1,11 @@
+"""``tf.strings``: string ops (re-exports only)."""
+from estimator_npu.data.string_ops import join  # noqa: F401
+from estimator_npu.data.string_ops import length  # noqa: F401
+from estimator_npu.data.string_ops import lower  # noqa: F401
+from estimator_npu.data.string_ops import regex_replace  # noqa: F401
+from estimator_npu.data.string_ops import split  # noqa: F401
+from estimator_npu.data.string_ops import strip  # noqa: F401
+from estimator_npu.data.string_ops import substr  # noqa: F401
+from estimator_npu.data.string_ops import to_number  # noqa: F401
+from estimator_npu.data.string_ops import upper  # noqa: F401
+from estimator_npu.data.string_ops import as_string  # noqa: F401
