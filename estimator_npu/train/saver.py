@@ -239,13 +239,14 @@ class Saver:
         kinds = reader.get_variable_to_dtype_map()
         for name, v in self._var_dict.items():
             if name not in shapes:
-                raise errors.NotFoundError(None, v.op, f"Key {name} not found in checkpoint "
-                                           f"{save_path} (variable {v.op.name})")
+                raise errors.NotFoundError(
+                    None, v.op, f"Key {name} not found in checkpoint {save_path} (variable "
+                    f"{v.op.name}){checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
             if not v.shape.is_compatible_with(shapes[name]):
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Shape mismatch restoring variable {v.op.name} from "
                     f"checkpoint {save_path}: the graph has shape {v.shape.as_list()} and "
-                    f"the checkpoint has shape {shapes[name]}")
+                    f"the checkpoint's tensor {name} has shape {shapes[name]}")
             if kinds[name] != v.dtype:
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Dtype mismatch restoring variable {v.op.name} from "
