@@ -316,6 +316,11 @@ class Graph:
     def get_operations(self):
         return list(self._ops)
 
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """This graph as a TF ``GraphDef`` protobuf (see ``engine.graph_def``)."""
+        from estimator_npu.engine.graph_def import graph_to_graph_def
+        return graph_to_graph_def(self, add_shapes=add_shapes)
+
     def get_operation_by_name(self, name):
         try:
             return self._ops_by_name[name]

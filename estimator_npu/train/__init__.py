@@ -20,6 +20,8 @@ from estimator_npu.train.learning_rate_decay import (cosine_decay, exponential_d
                                                      inverse_time_decay, linear_warmup,
                                                      natural_exp_decay, piecewise_constant,
                                                      polynomial_decay)
+from estimator_npu.train.meta_graph import (export_meta_graph, import_meta_graph,  # noqa
+                                            write_graph)
 from estimator_npu.train.optimizer import Optimizer  # noqa: F401
 from estimator_npu.train.optimizers import (AdagradOptimizer, AdamOptimizer,  # noqa: F401
                                             GradientDescentOptimizer, LAMBOptimizer,

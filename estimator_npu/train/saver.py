@@ -14,7 +14,6 @@ deleted. A save that fails part-way leaves the previous latest checkpoint and th
 file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
 before it changes any variable.
 """
-import json
 import os
 import time
 
@@ -207,16 +206,17 @@ class Saver:
         return path
 
     def _write_meta(self, path):
-        meta = {"variables": [{"name": n, "op": v.op.name, "shape": v.shape.as_list()
-                               if v.shape.dims is not None else None,
-                               "dtype": v.dtype.name, "trainable": v.trainable}
-                              for n, v in sorted(self._var_dict.items())]}
-        checkpoint_io.atomic_write(path, [json.dumps(meta, indent=1).encode()])
+        from estimator_npu.train import meta_graph
+        graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
+        meta_graph.export_meta_graph(path, graph=graph)
 
-    def export_meta_graph(self, filename=None, **kwargs):
-        """Writes the variable list as JSON to ``filename`` (the graph is not exported)."""
-        if filename:
-            self._write_meta(filename)
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
+                          export_scope=None, clear_devices=False, **kwargs):
+        """The ``MetaGraphDef`` of the saver's graph, written to ``filename`` if given."""
+        from estimator_npu.train import meta_graph
+        graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
+        return meta_graph.export_meta_graph(filename, graph=graph, as_text=as_text,
+                                            collection_list=collection_list)
 
     # ------------------------------------------------------------------ restore
     def restore(self, sess, save_path):
@@ -246,7 +246,7 @@ class Saver:
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Shape mismatch restoring variable {v.op.name} from "
                     f"checkpoint {save_path}: the graph has shape {v.shape.as_list()} and "
-                    f"the checkpoint's tensor {name} has shape {shapes[name]}")
+                    f"the checkpoint has shape {shapes[name]} (tensor {name})")
             if kinds[name] != v.dtype:
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Dtype mismatch restoring variable {v.op.name} from "

@@ -81,3 +81,29 @@ def test_real_tf_reads_restores_and_warm_starts_our_checkpoint(tmp_path):
     assert report["listed"]["empty"] == [0, 3] and report["listed"]["scalar"] == []
     assert report["restored"] is True
     assert report["warm_started"] is True and len(report["warm_started_names"]) >= 4
+
+
+def test_real_tf_imports_our_graph_def_and_meta_graph(tmp_path):
+    rng = np.random.default_rng(1)
+    x_val = rng.standard_normal((2, 3)).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(rng.standard_normal((3, 2)).astype(np.float32), name="w")
+        b = tf.Variable(rng.standard_normal(2).astype(np.float32), name="b")
+        h = tf.nn.relu(tf.matmul(x, w) + b, name="hidden")
+        y = tf.nn.softmax(tf.matmul(h, w, transpose_b=True), name="probs")
+        total = tf.identity(tf.reduce_sum(y * 2.0, axis=1), name="total")
+        tf.train.write_graph(g, str(tmp_path), "g.pbtxt")
+        tf.train.write_graph(g, str(tmp_path), "g.pb", as_text=False)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want = sess.run(total, {x: x_val})
+            prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=1)
+    np.save(tmp_path / "x.npy", x_val)
+    report = _run_tf("import_ours.py", str(tmp_path / "g.pbtxt"), str(tmp_path / "g.pb"),
+                     prefix, str(tmp_path / "x.npy"))
+    assert report["text_equals_binary"] is True
+    np.testing.assert_allclose(report["graph_total"], want, rtol=1e-6)
+    np.testing.assert_allclose(report["meta_total"], want, rtol=1e-6)
+    assert report["variables"] == ["b", "w"]
