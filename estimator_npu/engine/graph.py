@@ -106,14 +106,14 @@ class Tensor:
                         "use tf.shape(t)[0].")
 
     # Operator overloads: defined in ``ops.overloads`` to keep this module free of math.
-    def __add__(self, o): return _ov().add(self, o)
-    def __radd__(self, o): return _ov().add(o, self)
-    def __sub__(self, o): return _ov().subtract(self, o)
-    def __rsub__(self, o): return _ov().subtract(o, self)
-    def __mul__(self, o): return _ov().multiply(self, o)
-    def __rmul__(self, o): return _ov().multiply(o, self)
-    def __truediv__(self, o): return _ov().divide(self, o)
-    def __rtruediv__(self, o): return _ov().divide(o, self)
+    def __add__(self, o): return _ov().add(self, o, name="add")
+    def __radd__(self, o): return _ov().add(o, self, name="add")
+    def __sub__(self, o): return _ov().subtract(self, o, name="sub")
+    def __rsub__(self, o): return _ov().subtract(o, self, name="sub")
+    def __mul__(self, o): return _ov().multiply(self, o, name="mul")
+    def __rmul__(self, o): return _ov().multiply(o, self, name="mul")
+    def __truediv__(self, o): return _ov().divide(self, o, name="truediv")
+    def __rtruediv__(self, o): return _ov().divide(o, self, name="truediv")
     def __floordiv__(self, o): return _ov().floordiv(self, o)
     def __rfloordiv__(self, o): return _ov().floordiv(o, self)
     def __mod__(self, o): return _ov().floormod(self, o)
@@ -392,8 +392,8 @@ class Graph:
 
 
 def _default_name(op_type):
-    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", op_type).lower()
-    return s
+    """TF's default op name: the op type (``MatMul``, ``Relu``, ``Conv2D``)."""
+    return op_type
 
 
 def _as_op(x):
