@@ -11,7 +11,11 @@ from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, comple
                                          double, float16, float32, float64, half, int8,
                                          int16, int32, int64, string, uint8, uint16)
 from estimator_npu.engine.gradients import gradients  # noqa: F401
+from estimator_npu.engine.graph_def import make_tensor_proto  # noqa: F401
+from estimator_npu.engine.graph_def import tensor_proto_value as make_ndarray  # noqa: F401
 from estimator_npu.engine.graph_import import import_graph_def  # noqa: F401
+from estimator_npu.engine.tf_protos import (AttrValue, GraphDef, MetaGraphDef,  # noqa: F401
+                                            NodeDef, TensorProto)
 from estimator_npu.engine.graph import (Graph, GraphKeys, Operation, Tensor,  # noqa: F401
                                         add_to_collection, add_to_collections,
                                         control_dependencies, get_collection,

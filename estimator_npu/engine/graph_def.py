@@ -56,8 +56,12 @@ def proto_shape(p):
     return TensorShape([None if d.size < 0 else int(d.size) for d in p.dim])
 
 
-def make_tensor_proto(value):
-    arr = np.asarray(value)
+def make_tensor_proto(value, dtype=None, shape=None, verify_shape=False,
+                      allow_broadcast=False):
+    """A ``TensorProto`` of ``value`` (``tf.make_tensor_proto``)."""
+    arr = np.asarray(value, dtype=None if dtype is None else dtypes.as_dtype(dtype).np)
+    if shape is not None:
+        arr = np.broadcast_to(arr, tuple(shape)) if arr.size == 1 else arr.reshape(shape)
     t = pb.TensorProto(tensor_shape=shape_proto(arr.shape))
     if arr.dtype.kind in "OSU":
         t.dtype = 7
@@ -225,7 +229,13 @@ def graph_to_graph_def(graph, add_shapes=False):
     """The ``GraphDef`` protobuf of ``graph``."""
     gd = pb.GraphDef(versions=pb.VersionDef(producer=GRAPH_PRODUCER))
     for op in graph.get_operations():
-        for node in op_to_nodes(op):
+        try:
+            nodes = op_to_nodes(op)
+        except (KeyError, TypeError, ValueError):
+            # an attr TF has no encoding for (an engine-internal op): type and inputs only
+            nodes = [pb.NodeDef(name=op.name, op=op.type, input=[
+                _input_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs])]
+        for node in nodes:
             if add_shapes and node.name == op.name and op.outputs:
                 lst = node.attr["_output_shapes"].list
                 for t in op.outputs:

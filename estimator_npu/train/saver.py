@@ -206,9 +206,16 @@ class Saver:
         return path
 
     def _write_meta(self, path):
+        """Writes the MetaGraphDef; its bytes are reused while the graph is unchanged."""
         from estimator_npu.train import meta_graph
         graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
-        meta_graph.export_meta_graph(path, graph=graph)
+        key = (id(graph), getattr(graph, "_version", None), tuple(
+            (k, len(graph.get_collection(k))) for k in graph.get_all_collection_keys()))
+        cached = getattr(self, "_meta_cache", None)
+        if cached is None or cached[0] != key:
+            cached = self._meta_cache = (key, meta_graph.meta_graph_def(graph)
+                                         .SerializeToString())
+        checkpoint_io.atomic_write(path, [cached[1]])
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False, **kwargs):
