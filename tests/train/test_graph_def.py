@@ -191,3 +191,27 @@ def test_estimator_writes_graph_pbtxt_and_meta_graph_event(tmp_path):
     assert any(n.name == "w" for n in meta.graph_def.node)
     assert any(e.graph_def for e in events), "no graph event"
     assert pb.MetaGraphDef.FromString(_bytes(est.latest_checkpoint() + ".meta")).graph_def.node
+
+
+def test_frozen_graph_idiom_with_tf_names_and_pb2_paths():
+    from estimator_npu.core.framework import graph_pb2, tensor_pb2
+    from estimator_npu.core.protobuf import meta_graph_pb2, saver_pb2
+    gd = tf.GraphDef()
+    gd.ParseFromString(_bytes(os.path.join(GRAPHS, "mlp.pb")))
+    assert isinstance(gd, graph_pb2.GraphDef) and meta_graph_pb2.MetaGraphDef and \
+        saver_pb2.SaverDef
+    assert {n.op for n in gd.node} >= {"MatMul", "VariableV2", "Softmax"}
+    t = tf.make_tensor_proto(np.arange(6, dtype=np.int64).reshape(2, 3))
+    assert isinstance(t, tensor_pb2.TensorProto) and t.dtype == 9
+    np.testing.assert_array_equal(tf.make_ndarray(t), np.arange(6).reshape(2, 3))
+    w_init = [n for n in gd.node if n.name == "w/initial_value"][0]
+    np.testing.assert_array_equal(tf.make_ndarray(w_init.attr["value"].tensor).shape, [3, 2])
+
+
+def test_default_op_names_are_tfs():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        y = tf.nn.relu(tf.matmul(x, tf.ones([3, 3])) + 1.0) * 2.0
+        assert [x.op.name, y.op.inputs[0].op.name, y.op.name] == ["Placeholder", "Relu", "mul"]
+        assert tf.reduce_sum(y).op.name == "Sum"
