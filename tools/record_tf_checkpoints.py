@@ -15,6 +15,7 @@ Written (a few KB each):
   sharded/model.ckpt        a 2-shard checkpoint (Saver(sharded=True) over two devices)
   graphs/mlp.pbtxt, mlp.pb  the GraphDef of a small MLP (text and binary)
   graphs/mlp.ckpt(.meta)    the MLP's checkpoint and the MetaGraphDef the Saver writes
+  graphs/train.ckpt-1       a dense net after one training step, with its meta graph
 """
 import json
 import os
@@ -171,6 +172,28 @@ def write_graphs(out):
             _saver().save(sess, os.path.join(out, "graphs", "mlp.ckpt"))
 
 
+def write_train_graph(out):
+    """A small trained dense net: its meta graph holds initializers, gradients and the
+    optimizer's ops, the inference flow must still import, restore and run."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        h = tf.layers.dense(x, 4, activation=tf.nn.relu, name="dense")
+        logits = tf.layers.dense(h, 2, name="logits")
+        tf.nn.softmax(logits, name="probs")
+        loss = tf.reduce_mean(tf.square(logits))
+        gs = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            xv = value("x_train", [2, 3], np.float32)
+            sess.run(train, {x: xv})
+            np.savez(os.path.join(out, "graphs", "train_expected.npz"), x=xv,
+                     probs=sess.run("probs:0", {x: xv}))
+            _saver().save(sess, os.path.join(out, "graphs", "train.ckpt"), global_step=gs)
+
+
 def main():
     for d in ["dtypes", "slim", "adam", "sharded", "graphs"]:
         os.makedirs(os.path.join(OUT, d), exist_ok=True)
@@ -179,6 +202,7 @@ def main():
     write_slim(OUT)
     write_adam(OUT)
     write_sharded(OUT)
+    write_train_graph(OUT)
     arrays = {k: (v.astype(np.float32) if v.dtype.name == "bfloat16" else v)
               for k, v in expected.items()}
     np.savez(os.path.join(OUT, "expected.npz"), **arrays)

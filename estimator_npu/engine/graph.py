@@ -325,8 +325,11 @@ class Graph:
         try:
             return self._ops_by_name[name]
         except KeyError:
-            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") \
-                from None
+            skipped = getattr(self, "_skipped_imports", {}).get(name)
+            why = (f" (left out on import: it is, or depends on, an op of type {skipped!r}, "
+                   "which import_graph_def cannot rebuild here)") if skipped else ""
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph."
+                           f"{why}") from None
 
     def get_tensor_by_name(self, name):
         if ":" not in name:

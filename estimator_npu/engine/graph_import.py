@@ -111,10 +111,38 @@ def _split(name):
     return op, int(idx) if idx else 0
 
 
+def _unsupported_closure(graph_def):
+    """Names of the nodes that cannot be built: an op type without a builder, or an input
+    (data or control) from such a node. Returns ``{name: unsupported type at its root}``."""
+    bad = {}
+    changed = True
+    while changed:                  # nodes are (nearly always) in topological order
+        changed = False
+        for n in graph_def.node:
+            if n.name in bad:
+                continue
+            if n.op not in _CACHE and n.op not in ("VariableV2", "Assign"):
+                bad[n.name] = n.op
+                changed = True
+                continue
+            for i in n.input:
+                r = bad.get(_split(i)[0])
+                if r is not None:
+                    bad[n.name] = r
+                    changed = True
+                    break
+    return bad
+
+
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
-                     op_dict=None, producer_op_list=None):
+                     op_dict=None, producer_op_list=None, skip_unsupported=False):
     """Imports ``graph_def`` into the default graph under scope ``name`` (default
     ``"import"``; ``""`` for none).
+
+    With ``skip_unsupported`` (used by ``import_meta_graph``), nodes of op types this
+    engine does not have (a training graph's gradient and optimizer ops) and everything
+    that depends on them are left out with one warning naming the types; a variable
+    whose initializer is left out starts at zeros (restore it from a checkpoint).
 
     Raises:
         ValueError: an op type this engine does not have (named, with the node), an
@@ -130,10 +158,17 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     prefix = "import" if name is None else name
     prefix = prefix + "/" if prefix and not prefix.endswith("/") else prefix
     nodes = {n.name: n for n in graph_def.node}
-    for n in graph_def.node:
-        if n.op not in _CACHE and n.op not in ("VariableV2", "Assign"):
-            raise ValueError(f"import_graph_def: op type {n.op!r} (node {n.name!r}) is not "
-                             "implemented by estimator_npu")
+    skipped = _unsupported_closure(graph_def)
+    if skipped and not skip_unsupported:
+        n = next(n for n in graph_def.node if n.name in skipped and skipped[n.name] == n.op)
+        raise ValueError(f"import_graph_def: op type {n.op!r} (node {n.name!r}) is not "
+                         "supported by estimator_npu's graph import")
+    if skipped:
+        from estimator_npu.utils import logging
+        logging.warning("Importing the graph without %d nodes of op types estimator_npu's "
+                        "graph import does not support (and the nodes that depend on them): "
+                        "%s",
+                        len(skipped), ", ".join(sorted(set(skipped.values()))))
     built, variables = {}, {}
 
     def tensor(ref):
@@ -161,7 +196,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             value = None
             for other in graph_def.node:
                 if other.op == "Assign" and _split(other.input[0])[0] == n.name:
-                    value = tensor(other.input[1])
+                    if _split(other.input[1])[0] not in skipped:
+                        value = tensor(other.input[1])
                     variables[other.name] = n.name
                     break
             dt, shape = _attr(n, "dtype"), _attr(n, "shape")
@@ -169,6 +205,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                 value = np.zeros(shape.as_list(), dt.np)
             with g.name_scope(None):
                 var = state_ops.Variable(value, name=full, dtype=dt, collections=[],
+                                         trainable=False,
                                          validate_shape=shape.dims is not None)
             built[n.name] = var
             return
@@ -189,8 +226,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
     with g.name_scope(None):
         for n in graph_def.node:
-            build(n)
+            if n.name not in skipped or n.op == "Assign" and n.name in variables:
+                build(n)
     imported = [v for v in built.values() if isinstance(v, state_ops.Variable)]
+    if skipped:
+        g._skipped_imports = dict(getattr(g, "_skipped_imports", {}),
+                                  **{prefix + k: v for k, v in skipped.items()
+                                     if k not in built})
     g._imported_variables = getattr(g, "_imported_variables", []) + imported
     if return_elements is None:
         return None

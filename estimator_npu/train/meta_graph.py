@@ -129,18 +129,24 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         gd.CopyFrom(meta.graph_def)
         del gd.node[:]
         gd.node.extend(n for n in meta.graph_def.node if not n.name.startswith(scope))
-    import_graph_def(gd, name=import_scope or "")
+    import_graph_def(gd, name=import_scope or "", skip_unsupported=True)
     new_vars = graph._imported_variables[before:]
     prefix = (import_scope + "/") if import_scope else ""
     by_name = {v.name: v for v in new_vars}
     for key, c in meta.collection_def.items():
         kind = c.WhichOneof("kind")
-        if kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
+        if kind == "bytes_list":
             for raw in c.bytes_list.value:
-                vd = pb.VariableDef.FromString(raw)
+                try:
+                    vd = pb.VariableDef.FromString(raw)
+                except Exception:           # a bytes collection of something else
+                    break
                 v = by_name.get(prefix + vd.variable_name)
                 if v is not None and v not in graph.get_collection(key):
                     graph.add_to_collection(key, v)
+                    if key == GraphKeys.TRAINABLE_VARIABLES or (
+                            key == GraphKeys.GLOBAL_VARIABLES and vd.trainable):
+                        v._trainable = True
         elif kind == "node_list":
             for name in c.node_list.value:
                 try:
@@ -151,6 +157,9 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     if GraphKeys.GLOBAL_VARIABLES not in meta.collection_def:
         for v in new_vars:              # a graph without collections: all its variables
             graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, v)
+    for v in new_vars:
+        if v._trainable and v not in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES):
+            graph.add_to_collection(GraphKeys.TRAINABLE_VARIABLES, v)
     variables = [v for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES) if v in new_vars]
     if not variables:
         return None

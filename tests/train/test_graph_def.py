@@ -215,3 +215,23 @@ def test_default_op_names_are_tfs():
         y = tf.nn.relu(tf.matmul(x, tf.ones([3, 3])) + 1.0) * 2.0
         assert [x.op.name, y.op.inputs[0].op.name, y.op.name] == ["Placeholder", "Relu", "mul"]
         assert tf.reduce_sum(y).op.name == "Sum"
+
+
+def test_import_tf_training_meta_graph_for_inference(caplog):
+    """A TF training graph (initializers, gradients, optimizer ops): the inference part
+    imports, restores and runs; what was left out is named when asked for."""
+    exp = np.load(os.path.join(GRAPHS, "train_expected.npz"))
+    g = tf.Graph()
+    with g.as_default():
+        saver = tf.train.import_meta_graph(os.path.join(GRAPHS, "train.ckpt-1.meta"))
+        assert sorted(v.op.name for v in tf.trainable_variables()) == [
+            "dense/bias", "dense/kernel", "logits/bias", "logits/kernel"]
+        assert [v.op.name for v in tf.get_collection("global_step")] == ["global_step"]
+        with tf.Session() as sess:
+            saver.restore(sess, tf.train.latest_checkpoint(GRAPHS))
+            assert sess.run(tf.get_collection("global_step")[0]) == 1
+            np.testing.assert_allclose(sess.run("probs:0", {"x:0": exp["x"]}), exp["probs"],
+                                       rtol=1e-6)
+        with pytest.raises(KeyError, match="GradientDescent.*left out on import.*type"):
+            g.get_operation_by_name("GradientDescent")
+    assert any("ApplyGradientDescent" in r.getMessage() for r in caplog.records)
