@@ -42,7 +42,7 @@ def _write_graph_files(checkpoint_dir):
     from estimator_npu.train import meta_graph
     graph = get_default_graph()
     meta = meta_graph.meta_graph_def(graph)
-    meta_graph.write_graph(meta.graph_def, checkpoint_dir, "graph.pbtxt")
+    meta_graph.write_graph(graph.as_graph_def(add_shapes=True), checkpoint_dir, "graph.pbtxt")
     summary_io.writer_for(checkpoint_dir).add_meta_graph(meta)
 
 

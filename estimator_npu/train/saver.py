@@ -270,11 +270,19 @@ class Saver:
             else:
                 store.value = np.array(arr, dtype=v.dtype.np)
 
-    def to_proto(self, export_scope=None):
-        return None
-
     def as_saver_def(self):
-        return None
+        """A ``SaverDef`` of this saver's settings (V2 format). The tensor and op names
+        are TF's conventional ones; this saver does not build those graph nodes."""
+        from estimator_npu.engine import tf_protos as pb
+        return pb.SaverDef(filename_tensor_name=f"{self._name}/Const:0",
+                           save_tensor_name=f"{self._name}/control_dependency:0",
+                           restore_op_name=f"{self._name}/restore_all",
+                           max_to_keep=self._max_to_keep,
+                           keep_checkpoint_every_n_hours=self._keep_hours,
+                           sharded=False, version=2)
+
+    def to_proto(self, export_scope=None):
+        return self.as_saver_def()
 
 
 __all__ = ["Saver"]
