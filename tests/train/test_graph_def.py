@@ -235,3 +235,26 @@ def test_import_tf_training_meta_graph_for_inference(caplog):
         with pytest.raises(KeyError, match="GradientDescent.*left out on import.*type"):
             g.get_operation_by_name("GradientDescent")
     assert any("ApplyGradientDescent" in r.getMessage() for r in caplog.records)
+
+
+def test_freeze_graph_with_convert_variables_to_constants(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        x, w, b, h, total = _mlp()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want = sess.run(total, {x: EXPECTED["x"]})
+            frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph_def,
+                                                                  ["total"])
+    assert not any(n.op in ("VariableV2", "Assign") for n in frozen.node)
+    assert {"w", "b"} <= {n.name for n in frozen.node if n.op == "Const"}
+    path = tf.train.write_graph(frozen, str(tmp_path), "frozen.pb", as_text=False)
+    gd = tf.GraphDef()
+    gd.ParseFromString(_bytes(path))
+    g = tf.Graph()
+    with g.as_default():
+        out, = tf.import_graph_def(gd, return_elements=["total:0"], name="")
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(out, {"x:0": EXPECTED["x"]}), want)
+    with pytest.raises(AssertionError, match="nope is not in graph"):
+        tf.graph_util.extract_sub_graph(gd, ["nope"])
