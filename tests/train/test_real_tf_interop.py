@@ -66,6 +66,7 @@ def test_real_tf_reads_restores_and_warm_starts_our_checkpoint(tmp_path):
         for name, v in values.items():
             tf.Variable(v, name=name)
         text = tf.Variable(b"label map", dtype=tf.string, name="text")
+        bf = tf.Variable(np.array([1.5, -2.0, 3.25], tf.bfloat16.np), name="bf16")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             os.makedirs(tmp_path / "ours")
@@ -73,6 +74,8 @@ def test_real_tf_reads_restores_and_warm_starts_our_checkpoint(tmp_path):
                                   global_step=42)
             assert sess.run(text) == b"label map"
     values["text"] = np.array(b"label map", dtype=object)
+    values["bf16"] = np.array([1.5, -2.0, 3.25], np.float32)   # TF compares as float32
+    assert bf.dtype == tf.bfloat16
     np.savez(tmp_path / "expected.npz", **values)
     report = _run_tf("read_ours.py", str(tmp_path / "ours"), str(tmp_path / "expected.npz"),
                      str(tmp_path))

@@ -19,7 +19,10 @@ for name, want in expected.items():
     got = reader.get_tensor(name)
     if want.dtype == object:
         want = want.item()
-    if not np.array_equal(np.asarray(got).astype(np.asarray(want).dtype), want):
+    got = np.asarray(got)
+    if got.dtype.name == "bfloat16":
+        got = got.astype(np.float32)
+    if not np.array_equal(got.astype(np.asarray(want).dtype), want):
         report["mismatch"].append(name)
 dtypes = reader.get_variable_to_dtype_map()
 float_names = sorted(n for n in expected if dtypes[n] in (tf.float32, tf.float64))
@@ -32,8 +35,8 @@ with g.as_default():
     with tf.Session() as sess:
         tf.train.Saver(vs).restore(sess, ckpt if not os.path.isdir(ckpt)
                                    else tf.train.latest_checkpoint(ckpt))
-        report["restored"] = all(np.array_equal(sess.run(v), expected[n])
-                                 for n, v in vs.items())
+        report["restored"] = all(np.array_equal(np.asarray(sess.run(v)).astype(
+            expected[n].dtype), expected[n]) for n, v in vs.items())
 
 
 # Estimator warm start of the float variables
