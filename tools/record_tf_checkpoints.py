@@ -16,6 +16,7 @@ Written (a few KB each):
   graphs/mlp.pbtxt, mlp.pb  the GraphDef of a small MLP (text and binary)
   graphs/mlp.ckpt(.meta)    the MLP's checkpoint and the MetaGraphDef the Saver writes
   graphs/train.ckpt-1       a dense net after one training step, with its meta graph
+  graphs/ops.pb             an inference graph of further op types (fused batch norm, ...)
 """
 import json
 import os
@@ -194,6 +195,31 @@ def write_train_graph(out):
             _saver().save(sess, os.path.join(out, "graphs", "train.ckpt"), global_step=gs)
 
 
+def write_ops_graph(out):
+    """An inference graph using the op types graph import supports beyond the MLP."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder_with_default(value("ops_x", [2, 4, 4, 3], np.float32),
+                                        [None, 4, 4, 3], name="x")
+        k = tf.constant(value("ops_k", [3, 3, 3, 4], np.float32))
+        y = tf.nn.conv2d(tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]]), k, [1, 1, 1, 1],
+                         "VALID")
+        ones = tf.constant(np.ones(4, np.float32))
+        y, _, _ = tf.nn.fused_batch_norm(y, ones * 1.5, ones * 0.1, mean=ones * 0.2,
+                                         variance=ones * 2.0, is_training=False)
+        y = tf.nn.relu6(y) + tf.nn.leaky_relu(y, 0.1)
+        y = tf.concat([y, tf.nn.max_pool(y, [1, 1, 1, 1], [1, 1, 1, 1], "SAME")], axis=3)
+        pooled = tf.squeeze(tf.reduce_mean(y, [1, 2], keepdims=True), [1, 2])
+        z = tf.expand_dims(pooled, 1) * tf.cast(tf.shape(pooled)[0], tf.float32)
+        tf.identity(tf.stack([tf.argmax(pooled, 1), tf.argmax(pooled, 1)]), name="classes")
+        tf.identity(z, name="z")
+        tf.train.write_graph(g.as_graph_def(), os.path.join(out, "graphs"), "ops.pb",
+                             as_text=False)
+        with tf.Session() as sess:
+            np.savez(os.path.join(out, "graphs", "ops_expected.npz"),
+                     **dict(zip(["z", "classes"], sess.run(["z:0", "classes:0"]))))
+
+
 def main():
     for d in ["dtypes", "slim", "adam", "sharded", "graphs"]:
         os.makedirs(os.path.join(OUT, d), exist_ok=True)
@@ -203,6 +229,7 @@ def main():
     write_adam(OUT)
     write_sharded(OUT)
     write_train_graph(OUT)
+    write_ops_graph(OUT)
     arrays = {k: (v.astype(np.float32) if v.dtype.name == "bfloat16" else v)
               for k, v in expected.items()}
     np.savez(os.path.join(OUT, "expected.npz"), **arrays)

@@ -7,6 +7,7 @@ type without a builder raises ``ValueError`` naming it and the node. Variables
 """
 import numpy as np
 
+from estimator_npu.engine import dtypes
 from estimator_npu.engine import graph_def as gdef
 from estimator_npu.engine.graph import get_default_graph
 
@@ -93,6 +94,62 @@ def _builders():
                                padding=_attr(n, "padding"), data_format=fmt,
                                dilations=_attr(n, "dilations", [1, 1, 1, 1]), name=name)
     b["Conv2D"] = conv
+    for t, fn in [("Relu6", nn_ops.relu6), ("Elu", nn_ops.elu), ("Softplus", nn_ops.softplus),
+                  ("Neg", math_ops.negative), ("Abs", math_ops.abs), ("Floor", math_ops.floor),
+                  ("StopGradient", core.stop_gradient)]:
+        b[t] = unary(fn)
+    for t, fn in [("Pow", math_ops.pow), ("Equal", math_ops.equal), ("Less", math_ops.less),
+                  ("Greater", math_ops.greater)]:
+        b[t] = binary(fn)
+    b["LeakyRelu"] = lambda n, x, name: nn_ops.leaky_relu(x[0], _attr(n, "alpha", 0.2),
+                                                          name=name)
+    b["PlaceholderWithDefault"] = lambda n, x, name: core.placeholder_with_default(
+        x[0], _attr(n, "shape"), name=name)
+    b["Squeeze"] = lambda n, x, name: array_ops.squeeze(
+        x[0], axis=_attr(n, "squeeze_dims") or None, name=name)
+    b["ExpandDims"] = lambda n, x, name: array_ops.expand_dims(
+        x[0], int(_const_value(x[1], "ExpandDims' axis")), name=name)
+    b["ConcatV2"] = lambda n, x, name: array_ops.concat(
+        x[:-1], int(_const_value(x[-1], "ConcatV2's axis")), name=name)
+    b["Pack"] = lambda n, x, name: array_ops.stack(x, axis=_attr(n, "axis", 0), name=name)
+    b["Shape"] = lambda n, x, name: array_ops.shape(x[0], out_type=_attr(
+        n, "out_type", None) or dtypes.int32, name=name)
+    b["Pad"] = lambda n, x, name: array_ops.pad(
+        x[0], _const_value(x[1], "Pad's paddings").tolist(), name=name)
+    b["ArgMax"] = lambda n, x, name: reduction_ops.argmax(
+        x[0], int(_const_value(x[1], "ArgMax's dimension")),
+        output_type=_attr(n, "output_type", None) or dtypes.int64, name=name)
+
+    def strided_slice(n, x, name):
+        from estimator_npu.engine.ops import slice_ops
+        begin, end, strides = (_const_value(t, "StridedSlice's " + w).reshape(-1).tolist()
+                               for t, w in zip(x[1:4], ("begin", "end", "strides")))
+        if _attr(n, "ellipsis_mask", 0) or _attr(n, "new_axis_mask", 0):
+            raise ValueError(f"import_graph_def: StridedSlice node {n.name!r} uses an "
+                             "ellipsis or new-axis mask, which is not supported")
+        bm, em, sm = (_attr(n, k, 0) for k in ("begin_mask", "end_mask", "shrink_axis_mask"))
+        key = tuple(int(b) if sm >> i & 1 else slice(
+            None if bm >> i & 1 else int(b), None if em >> i & 1 else int(e), int(st))
+            for i, (b, e, st) in enumerate(zip(begin, end, strides)))
+        with get_default_graph().name_scope(name + "/"):
+            y = slice_ops.getitem(x[0], key)
+        return core.identity(y, name=name)
+    b["StridedSlice"] = strided_slice
+
+    def fused_bn(n, x, name):
+        if _attr(n, "data_format", "NHWC") != "NHWC":
+            raise ValueError(f"import_graph_def: {n.op} node {n.name!r}: only NHWC is "
+                             "supported")
+        if _attr(n, "is_training", True):
+            raise ValueError(f"import_graph_def: {n.op} node {n.name!r} has is_training=True; "
+                             "only inference-mode batch norm can be imported")
+        with get_default_graph().name_scope(name + "/"):
+            y = nn_ops.batch_normalization(x[0], x[3], x[4], x[2], x[1],
+                                           _attr(n, "epsilon", 1e-3))
+        y = core.identity(y, name=name)
+        return _Outputs(y, x[3], x[4])
+    for t in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
+        b[t] = fused_bn
     for t, fn in [("MaxPool", pool_ops.max_pool), ("AvgPool", pool_ops.avg_pool)]:
         b[t] = (lambda f: lambda n, x, name: f(
             x[0], ksize=_attr(n, "ksize"), strides=_attr(n, "strides"),
@@ -102,6 +159,15 @@ def _builders():
 
 
 _CACHE = {}
+
+
+class _Outputs:
+    """Stands for a multi-output node rebuilt from several ops (its ``outputs``)."""
+
+    def __init__(self, *outputs):
+        self.outputs = list(outputs)
+        self.op = outputs[0].op
+        self.name = outputs[0].op.name
 
 
 def _split(name):
@@ -222,7 +288,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         controls = [tensor(i) for i in n.input if i.startswith("^")]
         with g.name_scope(None), g.control_dependencies(controls):
             out = _CACHE[n.op](n, data, full)
-        built[n.name] = getattr(out, "op", out)
+        built[n.name] = out if isinstance(out, _Outputs) else getattr(out, "op", out)
 
     with g.name_scope(None):
         for n in graph_def.node:

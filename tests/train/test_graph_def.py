@@ -258,3 +258,20 @@ def test_freeze_graph_with_convert_variables_to_constants(tmp_path):
             np.testing.assert_array_equal(sess.run(out, {"x:0": EXPECTED["x"]}), want)
     with pytest.raises(AssertionError, match="nope is not in graph"):
         tf.graph_util.extract_sub_graph(gd, ["nope"])
+
+
+def test_import_tf_inference_graph_with_more_op_types():
+    """Conv2D, FusedBatchNormV3 (inference), Relu6, LeakyRelu, Pad, ConcatV2, Squeeze,
+    ExpandDims, Shape, StridedSlice, Pack, ArgMax, PlaceholderWithDefault from real TF."""
+    exp = np.load(os.path.join(GRAPHS, "ops_expected.npz"))
+    gd = tf.GraphDef()
+    gd.ParseFromString(_bytes(os.path.join(GRAPHS, "ops.pb")))
+    g = tf.Graph()
+    with g.as_default():
+        z, classes = tf.import_graph_def(gd, return_elements=["z:0", "classes:0"], name="")
+        with tf.Session() as sess:
+            got_z, got_c = sess.run([z, classes])
+    np.testing.assert_allclose(got_z, exp["z"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(got_c, exp["classes"])
+    assert g.get_operation_by_name("strided_slice").type == "Identity"
+    assert g.get_operation_by_name("FusedBatchNormV3").type == "Identity"
