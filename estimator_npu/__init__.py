@@ -11,6 +11,11 @@ from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, comple
                                          double, float16, float32, float64, half, int8,
                                          int16, int32, int64, string, uint8, uint16)
 from estimator_npu.engine.gradients import gradients  # noqa: F401
+from estimator_npu.engine.graph_def import make_tensor_proto  # noqa: F401
+from estimator_npu.engine.graph_def import tensor_proto_value as make_ndarray  # noqa: F401
+from estimator_npu.engine.graph_import import import_graph_def  # noqa: F401
+from estimator_npu.engine.tf_protos import (AttrValue, GraphDef, MetaGraphDef,  # noqa: F401
+                                            NodeDef, TensorProto)
 from estimator_npu.engine.graph import (Graph, GraphKeys, Operation, Tensor,  # noqa: F401
                                         add_to_collection, add_to_collections,
                                         control_dependencies, get_collection,
@@ -71,6 +76,7 @@ from estimator_npu import logging  # noqa: E402,F401
 from estimator_npu import data  # noqa: F401,E402
 from estimator_npu.engine.ops.script_ops import numpy_function, py_func  # noqa: F401,E402
 from estimator_npu import train  # noqa: F401,E402
+from estimator_npu.train import graph_util  # noqa: F401,E402
 from estimator_npu import summary  # noqa: F401,E402
 from estimator_npu.engine.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
                                                global_norm)  # noqa: F401

@@ -106,14 +106,14 @@ class Tensor:
                         "use tf.shape(t)[0].")
 
     # Operator overloads: defined in ``ops.overloads`` to keep this module free of math.
-    def __add__(self, o): return _ov().add(self, o)
-    def __radd__(self, o): return _ov().add(o, self)
-    def __sub__(self, o): return _ov().subtract(self, o)
-    def __rsub__(self, o): return _ov().subtract(o, self)
-    def __mul__(self, o): return _ov().multiply(self, o)
-    def __rmul__(self, o): return _ov().multiply(o, self)
-    def __truediv__(self, o): return _ov().divide(self, o)
-    def __rtruediv__(self, o): return _ov().divide(o, self)
+    def __add__(self, o): return _ov().add(self, o, name="add")
+    def __radd__(self, o): return _ov().add(o, self, name="add")
+    def __sub__(self, o): return _ov().subtract(self, o, name="sub")
+    def __rsub__(self, o): return _ov().subtract(o, self, name="sub")
+    def __mul__(self, o): return _ov().multiply(self, o, name="mul")
+    def __rmul__(self, o): return _ov().multiply(o, self, name="mul")
+    def __truediv__(self, o): return _ov().divide(self, o, name="truediv")
+    def __rtruediv__(self, o): return _ov().divide(o, self, name="truediv")
     def __floordiv__(self, o): return _ov().floordiv(self, o)
     def __rfloordiv__(self, o): return _ov().floordiv(o, self)
     def __mod__(self, o): return _ov().floormod(self, o)
@@ -334,12 +334,20 @@ class Graph:
     def get_operations(self):
         return list(self._ops)
 
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """This graph as a TF ``GraphDef`` protobuf (see ``engine.graph_def``)."""
+        from estimator_npu.engine.graph_def import graph_to_graph_def
+        return graph_to_graph_def(self, add_shapes=add_shapes)
+
     def get_operation_by_name(self, name):
         try:
             return self._ops_by_name[name]
         except KeyError:
-            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") \
-                from None
+            skipped = getattr(self, "_skipped_imports", {}).get(name)
+            why = (f" (left out on import: it is, or depends on, an op of type {skipped!r}, "
+                   "which import_graph_def cannot rebuild here)") if skipped else ""
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph."
+                           f"{why}") from None
 
     def get_tensor_by_name(self, name):
         if ":" not in name:
@@ -405,8 +413,8 @@ class Graph:
 
 
 def _default_name(op_type):
-    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", op_type).lower()
-    return s
+    """TF's default op name: the op type (``MatMul``, ``Relu``, ``Conv2D``)."""
+    return op_type
 
 
 def _as_op(x):

@@ -190,6 +190,11 @@ class Session:
         return self._graph
 
     @property
+    def graph_def(self):
+        """The session graph's ``GraphDef`` (TF1 ``sess.graph_def``)."""
+        return self._graph.as_graph_def()
+
+    @property
     def config(self):
         return self._config
 

@@ -120,17 +120,18 @@ def make_init_fn(settings, graph=None):
     def init_fn(scaffold, session):
         path = _checkpoint_path(settings.ckpt_to_initialize_from)
         logging.info("Warm-starting from: %s", path)
-        shapes = dict(checkpoint_io.list_variables(path))
+        reader = checkpoint_io.load_checkpoint(path)
+        shapes = reader.get_variable_to_shape_map()
         for var in variables:
             name = prev.get(var.op.name, var.op.name)
             if name not in shapes:
                 raise ValueError(f"warm start: variable {var.op.name} (checkpoint name "
-                                 f"{name!r}) is not in checkpoint {path}; it has: "
-                                 f"{sorted(shapes)}")
+                                 f"{name!r}) is not in checkpoint {path}"
+                                 f"{checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
             if not var.shape.is_compatible_with(shapes[name]):
                 raise ValueError(f"warm start: variable {var.op.name} has shape {var.shape} "
                                  f"but {name!r} in {path} has shape {list(shapes[name])}")
-            var.load(checkpoint_io.load_variable(path, name), session)
+            var.load(reader.get_tensor(name), session)
         if not variables:
             logging.warning("Warm-starting selected no variables (vars_to_warm_start=%r).",
                             settings.vars_to_warm_start)

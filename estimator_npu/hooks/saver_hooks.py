@@ -36,6 +36,16 @@ class CheckpointSaverListener:
         pass
 
 
+def _write_graph_files(checkpoint_dir):
+    """As TF's saver hook: ``graph.pbtxt`` in the checkpoint directory, and the graph and
+    meta graph events in its summary writer."""
+    from estimator_npu.train import meta_graph
+    graph = get_default_graph()
+    meta = meta_graph.meta_graph_def(graph)
+    meta_graph.write_graph(graph.as_graph_def(add_shapes=True), checkpoint_dir, "graph.pbtxt")
+    summary_io.writer_for(checkpoint_dir).add_meta_graph(meta)
+
+
 class CheckpointSaverHook(SessionRunHook):
     """Saves checkpoints every ``save_steps`` steps or ``save_secs`` seconds.
 
@@ -82,6 +92,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_create_session(self, session, coord):
         step = _read_step(session, self._step_tensor)
+        _write_graph_files(self._checkpoint_dir)
         latest = checkpoint_io.latest_checkpoint(self._checkpoint_dir)
         if latest is None or os.path.basename(latest) != f"{self._basename}-{step}":
             self._save(session, step)

@@ -14,6 +14,7 @@ from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState
                                                latest_checkpoint, list_variables,
                                                load_checkpoint, load_variable,
                                                update_checkpoint_state)
+from estimator_npu.train.checkpoint_utils import init_from_checkpoint  # noqa: F401
 from estimator_npu.train.coordinator import Coordinator  # noqa: F401
 from estimator_npu.core.example.example_pb2 import Example, SequenceExample  # noqa: F401
 from estimator_npu.core.example.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa
@@ -23,6 +24,8 @@ from estimator_npu.train.learning_rate_decay import (cosine_decay, exponential_d
                                                      inverse_time_decay, linear_warmup,
                                                      natural_exp_decay, piecewise_constant,
                                                      polynomial_decay)
+from estimator_npu.train.meta_graph import (export_meta_graph, import_meta_graph,  # noqa
+                                            write_graph)
 from estimator_npu.train.optimizer import Optimizer  # noqa: F401
 from estimator_npu.train.optimizers import (AdagradOptimizer, AdamOptimizer,  # noqa: F401
                                             GradientDescentOptimizer, LAMBOptimizer,

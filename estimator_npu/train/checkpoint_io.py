@@ -1,17 +1,28 @@
 """Checkpoint files: format, atomic writes, checksums, and the ``checkpoint`` state file.
 
-A checkpoint ``<prefix>`` (e.g. ``model.ckpt-100``) is two files:
-
-* ``<prefix>.data-00000-of-00001``: the raw little-endian bytes of every tensor, in name
-  order, each starting at a multiple of 16 bytes (zero padding between).
-* ``<prefix>.index``: the line ``ENPUCKPT1 <crc32 of the rest, 8 hex digits>`` followed
-  by JSON: ``{"data_file", "data_size", "data_crc32", "tensors": {name: {"dtype",
-  "shape", "offset", "nbytes", "crc32"}}}``.
+A checkpoint ``<prefix>`` (e.g. ``model.ckpt-100``) is in TF's V2 tensor-bundle format
+(see ``tensor_bundle``): ``<prefix>.data-00000-of-00001`` holds the tensors' bytes and
+``<prefix>.index`` the LevelDB table of ``BundleEntryProto`` entries, so real TF reads
+our checkpoints and we read TF's (any number of data shards).
 
 The data file is written before the index, each through a temporary file in the same
 directory that is flushed, fsync'ed and renamed over the target (``os.replace``), so a
-crash leaves either the old files or the new ones. Every byte is covered by a CRC-32: a
-corrupted or truncated checkpoint raises ``errors.DataLossError`` naming it.
+crash leaves either the old files or the new ones. Every byte is checked on read (the
+index's block crc32c's, every tensor's crc32c): a corrupted or truncated checkpoint
+raises ``errors.DataLossError`` naming the file and the tensor.
+
+Checkpoints of this project's earlier format (first index line ``ENPUCKPT1 <crc32>``,
+then a JSON index) still load, with a one-line INFO.
+
+The functions other modules build on (checkpoint recovery, warm start, ``Saver``):
+
+* ``verify_checkpoint(prefix)``: reads and checks every byte of a checkpoint, returns
+  its ``CheckpointReader``; raises ``NotFoundError`` (no index / a data file missing)
+  or ``DataLossError`` (any check fails, or a file in neither format).
+* ``read_checkpoint(prefix)``: ``{name: array}`` of every tensor, all checked (same
+  errors).
+* ``CheckpointReader(prefix)``: opens and checks the index only (same errors);
+  ``get_tensor`` checks each tensor it returns.
 
 The ``checkpoint`` state file is TF's text format::
 
@@ -21,20 +32,16 @@ The ``checkpoint`` state file is TF's text format::
 """
 import json
 import os
-import re
 import tempfile
-import zlib
-
-import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
+from estimator_npu.train import legacy_checkpoint, sstable, tensor_bundle
+from estimator_npu.utils import logging
 
 DATA_SUFFIX = ".data-00000-of-00001"
 INDEX_SUFFIX = ".index"
 META_SUFFIX = ".meta"
-_MAGIC = b"ENPUCKPT1"
-_ALIGN = 16
 
 
 # ------------------------------------------------------------------ atomic files
@@ -72,42 +79,12 @@ def atomic_write(path, chunks):
 
 
 # ------------------------------------------------------------------ writing
-def _raw(arr):
-    if arr.dtype.kind in "OSU":
-        raise TypeError(f"cannot checkpoint a tensor of dtype {arr.dtype}")
-    arr = np.ascontiguousarray(arr)
-    if arr.dtype.byteorder == ">":
-        arr = arr.astype(arr.dtype.newbyteorder("<"))
-    return arr.reshape(-1).view(np.uint8)
-
-
 def write_checkpoint(prefix, tensors):
-    """Writes ``tensors`` (name -> numpy array) as checkpoint ``prefix``."""
-    entries, chunks = {}, []
-    offset, crc = 0, 0
-    for name in sorted(tensors):
-        arr = np.asarray(tensors[name])
-        try:
-            raw = _raw(arr)
-        except TypeError as e:
-            raise TypeError(f"Variable {name}: {e}") from None
-        pad = (-offset) % _ALIGN
-        if pad:
-            chunks.append(bytes(pad))
-            crc = zlib.crc32(bytes(pad), crc)
-            offset += pad
-        entries[name] = {"dtype": dtypes.as_dtype(arr.dtype).name, "shape": list(arr.shape),
-                         "offset": offset, "nbytes": int(raw.nbytes),
-                         "crc32": zlib.crc32(raw)}
-        chunks.append(raw)
-        crc = zlib.crc32(raw, crc)
-        offset += raw.nbytes
-    data_path = prefix + DATA_SUFFIX
-    body = json.dumps({"data_file": os.path.basename(data_path), "data_size": offset,
-                       "data_crc32": crc, "tensors": entries}, sort_keys=True).encode()
-    atomic_write(data_path, chunks)
-    header = _MAGIC + b" %08x\n" % zlib.crc32(body)
-    atomic_write(prefix + INDEX_SUFFIX, [header, body])
+    """Writes ``tensors`` (name -> numpy array) as TF V2 checkpoint ``prefix``: the data
+    file first, then the index, each atomically."""
+    chunks, index = tensor_bundle.encode(tensors)
+    atomic_write(prefix + DATA_SUFFIX, chunks)
+    atomic_write(prefix + INDEX_SUFFIX, [index])
 
 
 # ------------------------------------------------------------------ reading
@@ -117,103 +94,124 @@ def checkpoint_exists(prefix):
         os.fspath(prefix) + INDEX_SUFFIX)
 
 
-def _data_loss(prefix, what):
-    return errors.DataLossError(None, None, f"Checkpoint {prefix} is corrupted: {what}")
+def _open_index(prefix):
+    path = prefix + INDEX_SUFFIX
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader "
+                                   f"constructor: Failed to find any matching files for "
+                                   f"{prefix} (no index file {path})") from None
+    if raw.startswith(b"ENPUCKPT1 "):
+        logging.info("Reading checkpoint %s in estimator_npu's earlier JSON-index format "
+                     "(the next save writes TF's tensor-bundle format)", prefix)
+        return legacy_checkpoint.LegacyIndex(prefix, raw)
+    if tensor_bundle.is_bundle_index(raw):
+        return tensor_bundle.BundleReader(prefix, raw)
+    raise errors.DataLossError(
+        None, None, f"Checkpoint index file {path} is in no known format: expected TF's "
+        f"tensor-bundle index (an sstable ending in magic 0x{sstable.MAGIC:016x}) or "
+        f"estimator_npu's earlier JSON index (first line 'ENPUCKPT1 <crc32>'), found "
+        f"{len(raw)} bytes starting {raw[:16]!r} and ending {raw[-8:]!r} "
+        "(truncated or not a checkpoint?)")
 
 
 class CheckpointReader:
     """Reads checkpoint ``prefix`` (``tf.train.NewCheckpointReader``).
 
+    The index is read and checked on construction; every tensor is checked against its
+    crc32c when it is read.
+
     Raises:
         errors.NotFoundError: no such checkpoint.
-        errors.DataLossError: the index is corrupted.
+        errors.DataLossError: the index is corrupted or in no known format.
     """
 
     def __init__(self, prefix):
         self.prefix = os.fspath(prefix)
-        path = self.prefix + INDEX_SUFFIX
-        try:
-            with open(path, "rb") as f:
-                raw = f.read()
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader "
-                                       f"constructor: Failed to find any matching files for "
-                                       f"{self.prefix}") from None
-        header, _, body = raw.partition(b"\n")
-        m = re.fullmatch(rb"ENPUCKPT1 ([0-9a-f]{8})", header)
-        if m is None or int(m.group(1), 16) != zlib.crc32(body):
-            raise _data_loss(self.prefix, f"index file {path} fails its checksum")
-        try:
-            index = json.loads(body)
-            self._tensors = index["tensors"]
-            self._data_size = int(index["data_size"])
-            self._data_crc = int(index["data_crc32"])
-            self._data_path = os.path.join(os.path.dirname(self.prefix), index["data_file"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise _data_loss(self.prefix, f"unreadable index ({e})") from None
+        self._index = _open_index(self.prefix)
+
+    @property
+    def format_name(self):
+        """``"tensor-bundle V2"`` or ``"estimator_npu JSON-index"``."""
+        return self._index.format_name
 
     def get_variable_to_shape_map(self):
-        return {n: list(e["shape"]) for n, e in self._tensors.items()}
+        return {n: self._index.shape(n) for n in self._index.entries}
 
     def get_variable_to_dtype_map(self):
-        return {n: dtypes.as_dtype(e["dtype"]) for n, e in self._tensors.items()}
+        out = {}
+        for n in self._index.entries:
+            name = self._index.dtype_name(n)
+            out[n] = dtypes.bfloat16 if name == "bfloat16" else dtypes.as_dtype(name) \
+                if name in ("float16", "float32", "float64", "int8", "int16", "int32",
+                            "int64", "uint8", "uint16", "bool", "string", "complex64") \
+                else name
+        return out
 
     def has_tensor(self, name):
-        return name in self._tensors
+        return name in self._index.entries
 
-    def _entry(self, name):
-        try:
-            return self._tensors[name]
-        except KeyError:
-            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
-                                       f"{self.prefix}") from None
+    def keys(self):
+        """Sorted tensor names."""
+        return sorted(self._index.entries)
 
-    def _array(self, name, buf, offset):
-        e = self._tensors[name]
-        dt = dtypes.as_dtype(e["dtype"]).np.newbyteorder("<")
-        count = int(np.prod(e["shape"], dtype=np.int64))
-        if count == 0:
-            return np.empty(e["shape"], dt.newbyteorder("="))
-        arr = np.frombuffer(buf, dtype=dt, count=count, offset=offset).reshape(e["shape"])
-        return arr if dt.isnative else arr.astype(dt.newbyteorder("="))
+    def data_files(self):
+        """The data file paths the index refers to."""
+        return sorted({self._index.data_path(n) for n in self._index.entries})
 
     def get_tensor(self, name):
-        """The value of tensor ``name`` (a fresh array), checked against its CRC."""
-        e = self._entry(name)
-        buf = bytearray(e["nbytes"])
-        try:
-            with open(self._data_path, "rb") as f:
-                f.seek(e["offset"])
-                n = f.readinto(buf)
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"Checkpoint {self.prefix}: data file "
-                                       f"{self._data_path} is missing") from None
-        if n != e["nbytes"] or zlib.crc32(buf) != e["crc32"]:
-            raise _data_loss(self.prefix, f"tensor {name!r} fails its checksum")
-        return self._array(name, buf, 0)
+        """The value of tensor ``name`` (a fresh array), checked against its checksum.
+
+        Raises:
+            errors.NotFoundError: no tensor ``name`` (the message lists the nearest
+                names) or its data file is missing.
+            errors.DataLossError: the bytes fail their checksum or are truncated.
+        """
+        if name not in self._index.entries:
+            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
+                                       f"{self.prefix}{nearest_keys_hint(name, self.keys())}")
+        return self._index.read(name)
 
     def read_all(self):
-        """Every tensor (read-only arrays over one buffer), after checking all checksums."""
-        try:
-            with open(self._data_path, "rb") as f:
-                buf = f.read()
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"Checkpoint {self.prefix}: data file "
-                                       f"{self._data_path} is missing") from None
-        if len(buf) != self._data_size:
-            raise _data_loss(self.prefix, f"data file {self._data_path} has {len(buf)} bytes, "
-                             f"expected {self._data_size} (truncated?)")
-        if zlib.crc32(buf) != self._data_crc:
-            mv = memoryview(buf)
-            for name, e in sorted(self._tensors.items()):
-                if zlib.crc32(mv[e["offset"]:e["offset"] + e["nbytes"]]) != e["crc32"]:
-                    raise _data_loss(self.prefix, f"tensor {name!r} fails its checksum")
-            raise _data_loss(self.prefix, f"data file {self._data_path} fails its checksum")
-        return {name: self._array(name, buf, e["offset"]) for name, e in self._tensors.items()}
+        """Every tensor (fresh arrays), after checking all checksums."""
+        return self._index.read_all()
 
     def debug_string(self):
-        return "".join(f"{n} ({e['dtype']}) {e['shape']}\n"
-                       for n, e in sorted(self._tensors.items())).encode()
+        return "".join(f"{n} ({self._index.dtype_name(n)}) {self._index.shape(n)}\n"
+                       for n in self.keys()).encode()
+
+
+def nearest_keys_hint(name, keys, n=5):
+    """``"; nearest keys: a, b"`` for a missing ``name`` (empty if nothing is close)."""
+    import difflib
+    close = difflib.get_close_matches(name, list(keys), n=n, cutoff=0.5)
+    if not close:
+        base = name.rsplit("/", 1)[-1]
+        close = [k for k in keys if k.rsplit("/", 1)[-1] == base][:n]
+    return f"; nearest keys that exist: {', '.join(close)}" if close else ""
+
+
+def verify_checkpoint(prefix):
+    """Reads every byte of checkpoint ``prefix`` and checks it.
+
+    Returns:
+        The ``CheckpointReader``.
+    Raises:
+        errors.NotFoundError: no index file, or a data file is missing.
+        errors.DataLossError: a checksum fails, a file is truncated, or the index is in
+            no known format. Messages name the file (and the tensor).
+    """
+    reader = CheckpointReader(prefix)
+    reader.read_all()
+    return reader
+
+
+def read_checkpoint(prefix):
+    """``{name: numpy array}`` of every tensor of ``prefix``, all checked (errors as
+    ``verify_checkpoint``)."""
+    return CheckpointReader(prefix).read_all()
 
 
 NewCheckpointReader = CheckpointReader
@@ -362,6 +360,7 @@ def load_variable(ckpt_dir_or_file, name):
 
 
 __all__ = ["atomic_write", "write_checkpoint", "checkpoint_exists", "CheckpointReader",
+           "verify_checkpoint", "read_checkpoint", "nearest_keys_hint",
            "NewCheckpointReader", "delete_checkpoint", "get_checkpoint_mtimes",
            "CheckpointState", "update_checkpoint_state", "get_checkpoint_state",
            "latest_checkpoint", "load_checkpoint", "list_variables", "load_variable"]

@@ -14,7 +14,6 @@ deleted. A save that fails part-way leaves the previous latest checkpoint and th
 file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
 before it changes any variable.
 """
-import json
 import os
 import time
 
@@ -207,16 +206,24 @@ class Saver:
         return path
 
     def _write_meta(self, path):
-        meta = {"variables": [{"name": n, "op": v.op.name, "shape": v.shape.as_list()
-                               if v.shape.dims is not None else None,
-                               "dtype": v.dtype.name, "trainable": v.trainable}
-                              for n, v in sorted(self._var_dict.items())]}
-        checkpoint_io.atomic_write(path, [json.dumps(meta, indent=1).encode()])
+        """Writes the MetaGraphDef; its bytes are reused while the graph is unchanged."""
+        from estimator_npu.train import meta_graph
+        graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
+        key = (id(graph), getattr(graph, "_version", None), tuple(
+            (k, len(graph.get_collection(k))) for k in graph.get_all_collection_keys()))
+        cached = getattr(self, "_meta_cache", None)
+        if cached is None or cached[0] != key:
+            cached = self._meta_cache = (key, meta_graph.meta_graph_def(graph)
+                                         .SerializeToString())
+        checkpoint_io.atomic_write(path, [cached[1]])
 
-    def export_meta_graph(self, filename=None, **kwargs):
-        """Writes the variable list as JSON to ``filename`` (the graph is not exported)."""
-        if filename:
-            self._write_meta(filename)
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
+                          export_scope=None, clear_devices=False, **kwargs):
+        """The ``MetaGraphDef`` of the saver's graph, written to ``filename`` if given."""
+        from estimator_npu.train import meta_graph
+        graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
+        return meta_graph.export_meta_graph(filename, graph=graph, as_text=as_text,
+                                            collection_list=collection_list)
 
     # ------------------------------------------------------------------ restore
     def restore(self, sess, save_path):
@@ -239,13 +246,14 @@ class Saver:
         kinds = reader.get_variable_to_dtype_map()
         for name, v in self._var_dict.items():
             if name not in shapes:
-                raise errors.NotFoundError(None, v.op, f"Key {name} not found in checkpoint "
-                                           f"{save_path} (variable {v.op.name})")
+                raise errors.NotFoundError(
+                    None, v.op, f"Key {name} not found in checkpoint {save_path} (variable "
+                    f"{v.op.name}){checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
             if not v.shape.is_compatible_with(shapes[name]):
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Shape mismatch restoring variable {v.op.name} from "
                     f"checkpoint {save_path}: the graph has shape {v.shape.as_list()} and "
-                    f"the checkpoint has shape {shapes[name]}")
+                    f"the checkpoint has shape {shapes[name]} (tensor {name})")
             if kinds[name] != v.dtype:
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Dtype mismatch restoring variable {v.op.name} from "
@@ -262,11 +270,19 @@ class Saver:
             else:
                 store.value = np.array(arr, dtype=v.dtype.np)
 
-    def to_proto(self, export_scope=None):
-        return None
-
     def as_saver_def(self):
-        return None
+        """A ``SaverDef`` of this saver's settings (V2 format). The tensor and op names
+        are TF's conventional ones; this saver does not build those graph nodes."""
+        from estimator_npu.engine import tf_protos as pb
+        return pb.SaverDef(filename_tensor_name=f"{self._name}/Const:0",
+                           save_tensor_name=f"{self._name}/control_dependency:0",
+                           restore_op_name=f"{self._name}/restore_all",
+                           max_to_keep=self._max_to_keep,
+                           keep_checkpoint_every_n_hours=self._keep_hours,
+                           sharded=False, version=2)
+
+    def to_proto(self, export_scope=None):
+        return self.as_saver_def()
 
 
 __all__ = ["Saver"]

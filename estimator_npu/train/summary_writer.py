@@ -137,7 +137,8 @@ class FileWriter:
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         from tensorboardX.proto.event_pb2 import Event
-        self._writer.add_event(Event(graph_def=graph_def_bytes(graph)),
+        self._writer.add_event(Event(graph_def=graph_def_bytes(
+            graph if graph is not None else graph_def)),
                                None if global_step is None else int(global_step))
 
     def add_session_log(self, session_log, global_step=None):
@@ -156,7 +157,12 @@ class FileWriter:
         """Accepted for TF1 compatibility; run metadata is not recorded."""
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
-        """Accepted for TF1 compatibility; meta graphs are not recorded."""
+        """Writes a ``meta_graph_def`` event (a ``MetaGraphDef`` or its bytes)."""
+        from tensorboardX.proto.event_pb2 import Event
+        data = meta_graph_def if isinstance(meta_graph_def, bytes) else \
+            meta_graph_def.SerializeToString()
+        self._writer.add_event(Event(meta_graph_def=data),
+                               None if global_step is None else int(global_step))
 
     def flush(self):
         self._writer.flush()
@@ -180,7 +186,10 @@ class FileWriter:
 
 
 def graph_def_bytes(graph):
-    return graph_def(graph).SerializeToString()
+    """The serialized TF ``GraphDef`` of ``graph`` (TF's op types and attrs)."""
+    if hasattr(graph, "SerializeToString"):
+        return graph.SerializeToString()
+    return graph.as_graph_def().SerializeToString()
 
 
 class FileWriterCache:

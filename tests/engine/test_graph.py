@@ -551,7 +551,7 @@ def test_getitem_rejects_unsupported_keys(graph):
 def test_build_errors_name_the_op_as_it_would_be_named():
     g = tf.Graph()
     with g.as_default(), tf.name_scope("layer"):
-        with pytest.raises(ValueError, match=r"'layer/mat_mul' \(MatMul\).*\(\?, 3\) and "
+        with pytest.raises(ValueError, match=r"'layer/MatMul' \(MatMul\).*\(\?, 3\) and "
                                              r"\(4, 2\)"):
             tf.matmul(tf.placeholder(tf.float32, [None, 3]), tf.ones([4, 2]))
         with pytest.raises(ValueError, match=r"'layer/add' \(Add\).*\(2, 3\) and \(4,\)"):

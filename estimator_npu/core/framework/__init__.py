@@ -1,0 +1,1 @@
+"""``tensorflow.core.framework``: TF's graph and tensor messages (``*_pb2``)."""

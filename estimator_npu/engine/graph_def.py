@@ -1,0 +1,248 @@
+"""Graphs as TF ``GraphDef`` protobufs: export (``Graph.as_graph_def``) and import
+(``tf.import_graph_def``).
+
+Export writes one ``NodeDef`` per op with TF's op type, inputs (``op``, ``op:1``,
+``^control``) and TF's attrs (``T``, ``dtype``, ``shape``, ``value`` as a
+``TensorProto``, ``transpose_a``, ``strides``, ``padding``, ``data_format`` ...). Where
+TF's op takes as an input what this engine keeps as an attribute (a reduction's axes,
+``Reshape``'s shape, ``Transpose``'s permutation) a ``Const`` node is added, named as TF
+names it (``Sum/reduction_indices``, ``Reshape/shape``, ``transpose/perm``). Variables
+are ``VariableV2`` with an ``Assign`` taking ``(ref, value)``.
+
+Import rebuilds such graphs, from us or from real TF, for the op types in ``_BUILDERS``;
+any other op type raises ``ValueError`` naming the type and the node.
+"""
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine import tf_protos as pb
+from estimator_npu.engine.shape import TensorShape
+
+GRAPH_PRODUCER = 1286   # the GraphDef version TF 2.15 writes (versions.producer)
+_DT_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+            "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14,
+            "uint16": 17, "float16": 19}
+_DT_NAME = {v: k for k, v in _DT_ENUM.items()}
+_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")
+# attrs of TF's op registry that this engine keeps under the same name and meaning
+_KNOWN_ATTRS = frozenset(["transpose_a", "transpose_b", "adj_x", "adj_y", "alpha", "seed",
+                          "seed2", "dtype", "output_type", "num_split", "squeeze_dims"])
+
+
+def dtype_enum(dt):
+    return _DT_ENUM[dtypes.as_dtype(dt).name]
+
+
+def enum_dtype(num):
+    num = num - 100 if num > 100 else num           # reference types
+    try:
+        name = _DT_NAME[num]
+    except KeyError:
+        raise ValueError(f"DataType {num} is not supported") from None
+    return dtypes.bfloat16 if name == "bfloat16" else dtypes.as_dtype(name)
+
+
+def shape_proto(shape):
+    shape = TensorShape(shape) if not isinstance(shape, TensorShape) else shape
+    if shape.dims is None:
+        return pb.TensorShapeProto(unknown_rank=True)
+    return pb.TensorShapeProto(dim=[pb.TensorShapeProto.Dim(size=-1 if d is None else int(d))
+                                    for d in shape.as_list()])
+
+
+def proto_shape(p):
+    if p.unknown_rank:
+        return TensorShape(None)
+    return TensorShape([None if d.size < 0 else int(d.size) for d in p.dim])
+
+
+def make_tensor_proto(value, dtype=None, shape=None, verify_shape=False,
+                      allow_broadcast=False):
+    """A ``TensorProto`` of ``value`` (``tf.make_tensor_proto``)."""
+    arr = np.asarray(value, dtype=None if dtype is None else dtypes.as_dtype(dtype).np)
+    if shape is not None:
+        arr = np.broadcast_to(arr, tuple(shape)) if arr.size == 1 else arr.reshape(shape)
+    t = pb.TensorProto(tensor_shape=shape_proto(arr.shape))
+    if arr.dtype.kind in "OSU":
+        t.dtype = 7
+        t.string_val.extend(x.encode() if isinstance(x, str) else bytes(x)
+                            for x in arr.reshape(-1))
+    else:
+        t.dtype = dtype_enum(arr.dtype)
+        t.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")) \
+            .tobytes()
+    return t
+
+
+def tensor_proto_value(t):
+    """The numpy value of a ``TensorProto`` (``tf.make_ndarray``)."""
+    shape = [d.size for d in t.tensor_shape.dim]
+    if t.dtype == 7:
+        arr = np.array([bytes(s) for s in t.string_val], dtype=object)
+        return (arr.reshape(shape) if arr.size == int(np.prod(shape)) else
+                np.full(shape, arr[0] if arr.size else b"", dtype=object))
+    dt = enum_dtype(t.dtype).np
+    n = int(np.prod(shape, dtype=np.int64))
+    if t.tensor_content:
+        return np.frombuffer(t.tensor_content, dt.newbyteorder("<")).astype(dt).reshape(shape)
+    field = {1: "float_val", 2: "double_val", 3: "int_val", 4: "int_val", 5: "int_val",
+             6: "int_val", 9: "int64_val", 10: "bool_val", 19: "half_val",
+             14: "half_val", 17: "int_val"}[t.dtype]
+    vals = list(getattr(t, field))
+    if t.dtype in (19, 14):
+        vals = np.array(vals, np.uint16).view(dt)
+    vals = np.asarray(vals, dt)
+    if vals.size == n:
+        return vals.reshape(shape)
+    return np.full(shape, vals[-1] if vals.size else 0, dt)
+
+
+# ------------------------------------------------------------------ export
+def _input_name(t):
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _attr(value):
+    a = pb.AttrValue()
+    if isinstance(value, bool):
+        a.b = value
+    elif isinstance(value, (int, np.integer)):
+        a.i = int(value)
+    elif isinstance(value, (float, np.floating)):
+        a.f = float(value)
+    elif isinstance(value, str):
+        a.s = value.encode()
+    elif isinstance(value, bytes):
+        a.s = value
+    elif isinstance(value, dtypes.DType):
+        a.type = dtype_enum(value)
+    elif isinstance(value, TensorShape):
+        a.shape.CopyFrom(shape_proto(value))
+    elif isinstance(value, np.ndarray):
+        a.tensor.CopyFrom(make_tensor_proto(value))
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, (int, np.integer)) and
+                                                  not isinstance(v, bool) for v in value):
+        a.list.i.extend(int(v) for v in value)
+        a.list.SetInParent()
+    else:
+        return None
+    return a
+
+
+def _spatial(op, node, names):
+    nchw = bool(op.attrs.get("nchw"))
+    node.attr["data_format"].s = b"NCHW" if nchw else b"NHWC"
+    for key in names:
+        if key in op.attrs and op.attrs[key] is not None:
+            v = list(op.attrs[key])
+            v = [1, 1] + v if nchw else [1] + v + [1]
+            node.attr[key].list.i.extend(v)
+    node.attr["padding"].s = str(op.attrs.get("padding", "VALID")).encode()
+
+
+def _const_node(name, value, dtype=np.int32):
+    n = pb.NodeDef(name=name, op="Const")
+    arr = np.asarray(value, dtype)
+    n.attr["value"].tensor.CopyFrom(make_tensor_proto(arr))
+    n.attr["dtype"].type = dtype_enum(arr.dtype)
+    return n
+
+
+def op_to_nodes(op):
+    """The ``NodeDef``s (an added ``Const`` first where TF has an input) of ``op``."""
+    node = pb.NodeDef(name=op.name, op=op.type, device=op.device or "")
+    extra = []
+    inputs = [_input_name(t) for t in op.inputs]
+    t0 = op.inputs[0].dtype if op.inputs else None
+    attrs = op.attrs
+    if op.type in ("Assign", "AssignAdd", "AssignSub"):
+        inputs = [attrs["var"].name] + inputs
+        node.attr["T"].type = dtype_enum(attrs["var"].outputs[0].dtype)
+        node.attr["use_locking"].b = True
+        node.attr["_class"].list.s.append(b"loc:@" + attrs["var"].name.encode())
+        if op.type == "Assign":
+            node.attr["validate_shape"].b = True
+    elif op.type == "VariableV2":
+        node.attr["dtype"].type = dtype_enum(attrs["dtype"])
+        node.attr["shape"].shape.CopyFrom(shape_proto(attrs["shape"]))
+        node.attr["container"].s = b""
+        node.attr["shared_name"].s = b""
+    elif op.type == "Const":
+        value = np.asarray(attrs["value"])
+        node.attr["value"].tensor.CopyFrom(make_tensor_proto(value))
+        node.attr["dtype"].type = 7 if value.dtype.kind in "OSU" else dtype_enum(value.dtype)
+    elif op.type == "Placeholder":
+        node.attr["dtype"].type = dtype_enum(attrs["dtype"])
+        node.attr["shape"].shape.CopyFrom(shape_proto(attrs["shape"]))
+    elif op.type == "Cast":
+        node.attr["SrcT"].type = dtype_enum(t0)
+        node.attr["DstT"].type = dtype_enum(attrs["dtype"])
+        node.attr["Truncate"].b = False
+    elif op.type in ("Conv2D", "MaxPool", "AvgPool"):
+        node.attr["T"].type = dtype_enum(t0)
+        _spatial(op, node, ["strides", "ksize", "dilations"] if op.type == "Conv2D"
+                 else ["strides", "ksize"])
+        if op.type == "Conv2D":
+            node.attr["use_cudnn_on_gpu"].b = True
+    elif op.type in _REDUCTIONS and "axis" in attrs:
+        axis = attrs["axis"]
+        if axis is None:
+            axis = list(range(op.inputs[0].shape.ndims or 0))
+        extra.append(_const_node(op.name + "/reduction_indices", axis))
+        inputs.append(extra[-1].name)
+        node.attr["keep_dims"].b = bool(attrs.get("keepdims"))
+        node.attr["Tidx"].type = 3
+        if op.type not in ("All", "Any"):
+            node.attr["T"].type = dtype_enum(t0)
+    elif op.type == "Reshape" and "shape" in attrs:
+        extra.append(_const_node(op.name + "/shape", attrs["shape"]))
+        inputs.append(extra[-1].name)
+        node.attr["T"].type = dtype_enum(t0)
+        node.attr["Tshape"].type = 3
+    elif op.type == "Transpose" and "axes" in attrs:
+        extra.append(_const_node(op.name + "/perm", attrs["axes"]))
+        inputs.append(extra[-1].name)
+        node.attr["T"].type = dtype_enum(t0)
+        node.attr["Tperm"].type = 3
+    else:
+        if t0 is not None and op.type not in ("NoOp",):
+            try:
+                node.attr["T"].type = dtype_enum(t0)
+            except KeyError:
+                pass
+        if op.type == "BiasAdd":
+            node.attr["data_format"].s = b"NCHW" if attrs.get("nchw") or attrs.get(
+                "data_format") == "NCHW" else b"NHWC"
+        if op.type == "AddN":
+            node.attr["N"].i = len(op.inputs)
+        for key, value in attrs.items():
+            if key not in _KNOWN_ATTRS:
+                continue
+            a = _attr(value)
+            if a is not None:
+                node.attr[key].CopyFrom(a)
+    node.input.extend(inputs + ["^" + c.name for c in op.control_inputs])
+    return extra + [node]
+
+
+def graph_to_graph_def(graph, add_shapes=False):
+    """The ``GraphDef`` protobuf of ``graph``."""
+    gd = pb.GraphDef(versions=pb.VersionDef(producer=GRAPH_PRODUCER))
+    for op in graph.get_operations():
+        try:
+            nodes = op_to_nodes(op)
+        except (KeyError, TypeError, ValueError):
+            # an attr TF has no encoding for (an engine-internal op): type and inputs only
+            nodes = [pb.NodeDef(name=op.name, op=op.type, input=[
+                _input_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs])]
+        for node in nodes:
+            if add_shapes and node.name == op.name and op.outputs:
+                lst = node.attr["_output_shapes"].list
+                for t in op.outputs:
+                    lst.shape.add().CopyFrom(shape_proto(t.shape))
+            gd.node.append(node)
+    return gd
+
+
+__all__ = ["graph_to_graph_def", "op_to_nodes", "make_tensor_proto", "tensor_proto_value",
+           "shape_proto", "proto_shape", "dtype_enum", "enum_dtype"]

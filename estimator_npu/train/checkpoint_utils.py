@@ -1,0 +1,180 @@
+"""Fine-tuning from checkpoints: ``tf.train.init_from_checkpoint`` and Slim's
+``assign_from_checkpoint_fn``.
+
+``init_from_checkpoint(ckpt_dir_or_file, assignment_map)`` (TF1 semantics) replaces the
+initializers of the mapped variables, so that running the (global variables)
+initializer loads their values from the checkpoint. ``assignment_map`` maps checkpoint
+names to graph names:
+
+* ``{"ckpt/scope/w": "graph/scope/w"}`` or ``{"ckpt/scope/w": variable}``: one variable;
+* ``{"ckpt_scope/": "graph_scope/"}``: every variable under ``graph_scope`` from the
+  tensor of the same relative name under ``ckpt_scope``;
+* ``{"/": "graph_scope/"}`` / ``{"ckpt_scope/": "/"}``: the checkpoint's root / the
+  graph's root.
+
+A name the checkpoint lacks raises ``ValueError`` listing the nearest existing keys; a
+shape mismatch names both shapes and both names.
+"""
+import os
+
+import numpy as np
+
+from estimator_npu.engine.graph import GraphKeys, get_default_graph
+from estimator_npu.engine.ops.state_ops import Variable
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.train import checkpoint_io
+from estimator_npu.utils import logging
+
+
+def _restore_kernel(op, ctx):
+    prefix, name, np_dtype = op.attrs["prefix"], op.attrs["tensor_name"], op.attrs["np_dtype"]
+
+    def restore():
+        return np.asarray(checkpoint_io.load_variable(prefix, name), dtype=np_dtype)
+    return restore
+
+
+register("RestoreV2", kernel=_restore_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _resolve(ckpt_dir_or_file):
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        latest = checkpoint_io.latest_checkpoint(path)
+        if latest is None:
+            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
+                             f"directory {path}")
+        return latest
+    return path
+
+
+def _missing(name, ckpt, shapes, detail=""):
+    return ValueError(f"Tensor {name}{detail} is not found in {ckpt} checkpoint"
+                      f"{checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
+
+
+def _check_shape(var, tensor_name, shapes, ckpt):
+    want = shapes[tensor_name]
+    if not var.shape.is_compatible_with(want):
+        raise ValueError(f"Shape of variable {var.op.name} ({var.shape.as_list()}) doesn't "
+                         f"match with shape of tensor {tensor_name} ({list(want)}) from "
+                         f"checkpoint {ckpt}")
+
+
+def _set_initializer(var, ckpt, tensor_name):
+    g = var.graph
+    with g.as_default(), g.name_scope(var.op.name + "/"):
+        restore = g.create_op("RestoreV2", [], {"prefix": ckpt, "tensor_name": tensor_name,
+                                                "np_dtype": var.dtype.np},
+                              [(var.dtype, var.shape)], name="checkpoint_initializer")
+        var._initializer_op = g.create_op(
+            "Assign", [restore.outputs[0]], {"var": var.op, "is_initializer": True},
+            [(var.dtype, var.shape)], name="Assign")
+        var._initial_value = restore.outputs[0]
+
+
+def _graph_variables(graph):
+    out = {}
+    for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection(
+            GraphKeys.LOCAL_VARIABLES):
+        if isinstance(v, Variable):
+            out.setdefault(v.op.name, v)
+    return out
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+    """Initializes variables from a checkpoint (``tf.train.init_from_checkpoint``).
+
+    Raises:
+        ValueError: a checkpoint tensor or graph variable is missing (the message lists
+            the nearest keys), shapes differ, or a scope maps to a single name.
+    """
+    if not isinstance(assignment_map, dict):
+        raise TypeError(f"assignment_map must be a dict, got {type(assignment_map).__name__}")
+    ckpt = _resolve(ckpt_dir_or_file)
+    shapes = dict(checkpoint_io.list_variables(ckpt))
+    graph = get_default_graph()
+    store = _graph_variables(graph)
+    for tensor_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+        var = current if isinstance(current, Variable) else store.get(current)
+        if isinstance(current, (list, tuple)):
+            raise ValueError("partitioned variables are not supported by "
+                             f"init_from_checkpoint ({tensor_name!r})")
+        if var is not None:
+            if tensor_name not in shapes:
+                raise _missing(tensor_name, ckpt, shapes)
+            _check_shape(var, tensor_name, shapes, ckpt)
+            _set_initializer(var, ckpt, tensor_name)
+            logging.debug("Initialize variable %s from checkpoint %s with %s",
+                          var.op.name, ckpt, tensor_name)
+            continue
+        if not isinstance(current, str):
+            raise TypeError(f"assignment_map values must be variable names, scopes or "
+                            f"Variables, got {current!r}")
+        scopes = current[:current.rindex("/")] if "/" in current else ""
+        if not tensor_name.endswith("/"):
+            raise ValueError(
+                f"Assignment map with scope only name {scopes or current} should map to "
+                f"scope only {tensor_name}. Should be 'scope/': 'other_scope/'. (no "
+                f"variable named {current!r} in the graph"
+                f"{checkpoint_io.nearest_keys_hint(current, sorted(store))})")
+        matched = sorted(n for n in store if not scopes or n.startswith(scopes + "/"))
+        if not matched:
+            raise ValueError(f"assignment_map: no variable of the graph is under scope "
+                             f"{current!r} (mapped from {tensor_name!r})")
+        for var_name in matched:
+            full = var_name[len(scopes):]
+            if current != "/":
+                full = full[1:]
+            if tensor_name != "/":
+                full = tensor_name + full
+            full = full.rstrip("/")
+            if full not in shapes:
+                raise _missing(full, ckpt, shapes,
+                               f" ({var_name[len(scopes) + 1:]} in {tensor_name})")
+            var = store[var_name]
+            _check_shape(var, full, shapes, ckpt)
+            _set_initializer(var, ckpt, full)
+            logging.debug("Initialize variable %s from checkpoint %s with %s",
+                          var_name, ckpt, full)
+
+
+def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
+                              reshape_variables=False):
+    """Slim's ``assign_from_checkpoint_fn``: a ``fn(session)`` restoring ``var_list``
+    (a list of variables or a dict ``checkpoint name -> variable``) from ``model_path``.
+
+    With ``ignore_missing_vars`` the variables the checkpoint lacks are skipped with a
+    warning; otherwise they raise when the function is built.
+
+    Raises:
+        ValueError: ``var_list`` is empty, or a variable is missing (the message lists
+            the nearest keys) or has another shape than its tensor.
+    """
+    from estimator_npu.train.saver import Saver
+    if not var_list:
+        raise ValueError("var_list cannot be empty")
+    path = _resolve(model_path)
+    items = dict(var_list) if isinstance(var_list, dict) else {v.op.name: v for v in var_list}
+    shapes = dict(checkpoint_io.list_variables(path))
+    kept = {}
+    for name, var in items.items():
+        if name not in shapes:
+            if ignore_missing_vars:
+                logging.warning("Variable %s missing in checkpoint %s", name, path)
+                continue
+            raise _missing(name, path, shapes, f" (variable {var.op.name})")
+        if not reshape_variables:
+            _check_shape(var, name, shapes, path)
+        kept[name] = var
+    if not kept:
+        logging.warning("No Variables to restore")
+        return None
+    saver = Saver(kept, reshape=reshape_variables)
+
+    def callback(session):
+        saver.restore(session, path)
+    return callback
+
+
+__all__ = ["init_from_checkpoint", "assign_from_checkpoint_fn"]
