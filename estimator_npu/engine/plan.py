@@ -15,7 +15,7 @@ Replaying a plan is one Python call with no graph traversal and no dict lookups 
 import sys
 
 from estimator_npu import errors
-from estimator_npu.engine import precision, registry
+from estimator_npu.engine import plan_rewrites, precision, registry
 from estimator_npu.engine.graph import Operation, Tensor
 
 
@@ -130,6 +130,7 @@ def compile_plan(ctx, targets, feeds):
     line_ops = {}
     var_reads = []
     counter = [0]
+    overrides = plan_rewrites.kernel_overrides(order, targets, feeds, ctx)
 
     def bind(obj):
         counter[0] += 1
@@ -147,7 +148,7 @@ def compile_plan(ctx, targets, feeds):
             lines.append(f"    {v} = {expr}")
             line_ops[len(lines)] = op
             continue
-        kernel = opdef.kernel(op, ctx)
+        kernel = overrides[op] if op in overrides else opdef.kernel(op, ctx)
         if kernel is None:
             continue
         kernel = precision.adapt_kernel(op, kernel, ctx.precision_mode, memo)
