@@ -20,7 +20,7 @@ see them unchanged) and for dtypes other than float32/float64.
 """
 import numpy as np
 
-from estimator_npu.engine import precision
+from estimator_npu.engine import precision, threads
 
 # Ops whose kernels return a fresh array that no other op or buffer aliases.
 _FRESH = frozenset({"Conv2D", "MatMul"})
@@ -40,12 +40,26 @@ def _private(t, readers, pinned):
     return t not in pinned and len(readers.get(t, ())) == 1
 
 
+def _rows(x):
+    """``x`` as 2-D ``(rows, channels)`` (a view: kernels' fresh results are C-contiguous)."""
+    return x.reshape(-1, x.shape[-1]) if x.ndim > 1 else x.reshape(1, -1)
+
+
 def _bias_add_in_place(x, b):
-    return np.add(x, b, out=x)
+    if x.size < 2 * threads.MIN_SIZE or not x.flags.c_contiguous:
+        return np.add(x, b, out=x)
+    r = _rows(x)
+    threads.split(r.shape[0], lambda s, e: np.add(r[s:e], b, out=r[s:e]),
+                  threads.MIN_SIZE // max(r.shape[1], 1) + 1)
+    return x
 
 
 def _relu_in_place(x):
-    return np.maximum(x, 0, out=x)
+    if x.size < 2 * threads.MIN_SIZE or not x.flags.c_contiguous:
+        return np.maximum(x, 0, out=x)
+    f = x.reshape(-1)
+    threads.split(f.size, lambda s, e: np.maximum(f[s:e], 0, out=f[s:e]))
+    return x
 
 
 def _floats(op):

@@ -48,6 +48,7 @@ import bisect
 import numpy as np
 
 from estimator_npu import errors
+from estimator_npu.engine import threads
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.train.update_rules import Layout
 
@@ -70,6 +71,8 @@ def use_flat(rule, n_tensors, n_elements, need_flat_grads):
 
 
 _MAX_CACHED_RANGES = 256
+# Flat updates of at least twice this many elements are split across the thread pool.
+_SPLIT_MIN = 1 << 17
 
 _TRUE = np.array(True)
 _TRUE.setflags(write=False)
@@ -88,7 +91,7 @@ class _Group:
     """The flat buffers of the variables of one dtype."""
 
     __slots__ = ("layout", "param", "grad", "state", "work", "grad_args", "grad_views",
-                 "per_tensor", "ranges")
+                 "per_tensor", "ranges", "split")
 
     def __init__(self, layout, param, state, work, grad_args):
         self.layout = layout
@@ -100,6 +103,22 @@ class _Group:
         self.grad_views = None   # flat mode: its per-variable views
         self.per_tensor = None   # per-tensor mode: [(grad arg, param view, state, work)]
         self.ranges = {}         # range updates: (start, stop) -> (param, grad, state, work)
+        self.split = (None, None)  # (thread count, range args per piece or None)
+
+    def pieces(self, rule, op):
+        """Range arguments splitting a flat update across the thread pool, or ``None``
+        (small buffers, one thread, or a rule with per-tensor math). Elementwise rules
+        compute the same float operations on any slice: bit-identical to one call."""
+        n = threads.num_threads()
+        if self.split[0] == n:
+            return self.split[1]
+        parts = None
+        if n > 1 and getattr(rule, "elementwise", True):
+            bounds = threads.pieces(self.layout.size, _SPLIT_MIN)
+            if len(bounds) > 1:
+                parts = [self.range_args(a, b, rule, op) for a, b in bounds]
+        self.split = (n, parts)
+        return parts
 
     def make_flat(self):
         self.grad = np.zeros(self.layout.size, self.param.dtype)
@@ -290,7 +309,12 @@ def _apply_kernel(op, ctx):
         if ranges is None:
             for grp in groups:
                 if grp.grad is not None:
-                    rule.update(grp.param, grp.grad, grp.state, hyper, grp.work)
+                    parts = grp.pieces(rule, op)
+                    if parts is None:
+                        rule.update(grp.param, grp.grad, grp.state, hyper, grp.work)
+                    else:
+                        threads.run([lambda a=a: rule.update(a[0], a[1], a[2], hyper, a[3])
+                                     for a in parts])
                 else:
                     for k, param, state, work in grp.per_tensor:
                         rule.update(param, args[k], state, hyper, work)

@@ -28,6 +28,7 @@ Padding follows TF exactly (see ``_spatial``); explicit padding is accepted as i
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from estimator_npu.engine import threads
 from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, compute_dtype, float_tensor,
                                                from_nhwc, geometry, nhwc, nhwc_shape, padded,
                                                parse_data_format, parse_hw, parse_padding, shape_of,
@@ -52,12 +53,17 @@ def _im2col(scr, xp, out_hw, ksize, strides, dilations):
     (oh, ow), (kh, kw), (sh, sw), (dh, dw) = out_hw, ksize, strides, dilations
     win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
     win = win[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
+    per_image = oh * ow * kh * kw * c
     if c <= _SMALL_C:
         cols = scr.get("cols", (kh, kw, c, n, oh, ow), xp.dtype)
-        np.copyto(cols, win.transpose(4, 5, 3, 0, 1, 2))
+        src = win.transpose(4, 5, 3, 0, 1, 2)
+        threads.split(n, lambda a, b: np.copyto(cols[:, :, :, a:b], src[:, :, :, a:b]),
+                      threads.MIN_SIZE // per_image + 1)
         return cols.reshape(kh * kw * c, n * oh * ow).T
     cols = scr.get("cols", (n, oh, ow, kh, kw, c), xp.dtype)
-    np.copyto(cols, win.transpose(0, 1, 2, 4, 5, 3))
+    src = win.transpose(0, 1, 2, 4, 5, 3)
+    threads.split(n, lambda a, b: np.copyto(cols[a:b], src[a:b]),
+                  threads.MIN_SIZE // per_image + 1)
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
