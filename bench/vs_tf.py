@@ -52,7 +52,7 @@ def import_tf(backend):
         tf.disable_v2_behavior()
         tf.logging.set_verbosity(tf.logging.ERROR)
         return tf
-    sys.path.insert(0, ROOT)
+    sys.path.insert(0, os.environ.get("VS_TF_ESTIMATOR_ROOT") or ROOT)
     import estimator_npu as tf
     return tf
 
@@ -185,11 +185,12 @@ def child(backend, name):
 
 
 # ---------------------------------------------------------------- the parent: alternation
-def measure(python, backend, name):
-    env = dict(os.environ, PYTHONPATH=ROOT, ASCEND_GLOBAL_LOG_LEVEL="3")
+def measure(python, backend, name, root=ROOT):
+    env = dict(os.environ, PYTHONPATH=root, ASCEND_GLOBAL_LOG_LEVEL="3",
+               VS_TF_ESTIMATOR_ROOT=root)
     proc = subprocess.run([python, os.path.abspath(__file__), "--child", name,
-                           "--backend", backend], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=1800)
+                           "--backend", "tf" if backend == "tf" else "ours"], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=1800)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"{backend} {name} failed:\n{proc.stderr[-3000:]}")
@@ -202,6 +203,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", help="comma-separated workloads (default: all five)")
     ap.add_argument("--json", help="write the samples and medians here")
+    ap.add_argument("--before", help="another estimator_npu checkout (e.g. the previous "
+                    "commit) timed alternately too, as column 'before'")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--backend", default="ours", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -209,30 +212,37 @@ def main():
         return child(a.backend, a.child)
     names = a.only.split(",") if a.only else list(WORKLOADS)
     backends = [("ours", sys.executable)] + ([("tf", a.tf_python)] if a.tf_python else [])
+    if a.before:
+        backends.append(("before", sys.executable))
+    roots = {"before": os.path.abspath(a.before) if a.before else None}
     samples = {(n, b): [] for n in names for b, _ in backends}
     data = {}
     for rep in range(a.reps):
         for n in names:
             for b, py in (backends if rep % 2 == 0 else backends[::-1]):
-                r = measure(py, b, n)
+                r = measure(py, b, n, roots.get(b) or ROOT)
                 samples[(n, b)].append(r["steps_per_s"])
                 data.setdefault(n, r.get("data"))
                 print(f"  rep {rep + 1} {n:13s} {b:5s} {r['steps_per_s']:10.1f} steps/s",
                       flush=True)
-    rows, out = [], {"machine": os.uname().machine, "cpus": len(os.sched_getaffinity(0)),
-                     "reps": a.reps, "workloads": {}}
-    for n in names:
-        ours = statistics.median(samples[(n, "ours")])
-        tf_ = statistics.median(samples[(n, "tf")]) if a.tf_python else None
-        rows.append((n + (f" ({data[n]})" if data.get(n) else ""), ours, tf_))
-        out["workloads"][n] = {"ours": samples[(n, "ours")], "tf": samples.get((n, "tf")),
-                               "ours_median": ours, "tf_median": tf_,
-                               "ratio": ours / tf_ if tf_ else None}
+    out = {"machine": os.uname().machine, "cpus": len(os.sched_getaffinity(0)),
+           "reps": a.reps, "workloads": {}}
+    med = {k: statistics.median(v) for k, v in samples.items()}
     print(f"\nsteps/s, medians of {a.reps} alternating runs")
-    print(f"{'workload':30s} {'TF 2.15':>10s} {'ours':>10s} {'ours / TF':>10s}")
-    for n, ours, tf_ in rows:
-        print(f"{n:30s} {tf_ if tf_ else float('nan'):10.1f} {ours:10.1f} "
-              f"{(ours / tf_) if tf_ else float('nan'):9.2f}x")
+    cols = [b for b, _ in backends]
+    print(f"{'workload':30s}" + "".join(f"{b:>10s}" for b in cols) +
+          (f"{'ours / TF':>11s}" if a.tf_python else "") +
+          (f"{'after/before':>13s}" if a.before else ""))
+    for n in names:
+        label = n + (f" ({data[n]})" if data.get(n) else "")
+        line = f"{label:30s}" + "".join(f"{med[(n, b)]:10.1f}" for b in cols)
+        if a.tf_python:
+            line += f"{med[(n, 'ours')] / med[(n, 'tf')]:10.2f}x"
+        if a.before:
+            line += f"{med[(n, 'ours')] / med[(n, 'before')]:12.2f}x"
+        print(line)
+        out["workloads"][n] = {b: samples[(n, b)] for b in cols}
+        out["workloads"][n].update({f"{b}_median": med[(n, b)] for b in cols})
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

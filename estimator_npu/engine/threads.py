@@ -8,8 +8,10 @@ a slice starts), so results are bit-identical to the single-threaded ones.
 
 The pool's size is the number of cores in ``os.sched_getaffinity(0)``;
 ``ESTIMATOR_NPU_NUM_THREADS`` overrides it (``1``: no threads at all). Work smaller than
-``min_size`` elements per piece stays on the calling thread, where a hand-off (~10-20 µs)
-would cost more than it saves.
+``min_size`` elements per piece stays on the calling thread, where a hand-off (~10-20 µs
+on a quiet machine, far more when other processes keep the other cores busy) would cost
+more than it saves. After doing its own piece the caller takes back any piece no worker
+has started yet, so a busy machine costs little more than one thread.
 
     threads.split(n, lambda start, stop: ..., min_size=1 << 16)
 """
@@ -18,7 +20,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 ENV = "ESTIMATOR_NPU_NUM_THREADS"
-MIN_SIZE = 1 << 16   # elements per piece below which a split does not pay
+MIN_SIZE = 1 << 18   # elements per piece below which a split does not pay
 
 _PREFIX = "estimator_npu_pool"
 _lock = threading.Lock()
@@ -95,9 +97,12 @@ def run(calls):
         calls[0]()
     except BaseException as e:  # noqa: BLE001 - re-raised after the others finished
         err = e
-    for f in futures:
+    for f, c in zip(futures, calls[1:]):
         try:
-            f.result()
+            if f.cancel():  # not started (its core is busy elsewhere): do it here
+                c()
+            else:
+                f.result()
         except BaseException as e:  # noqa: BLE001
             err = err or e
     if err is not None:

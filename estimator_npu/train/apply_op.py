@@ -72,7 +72,7 @@ def use_flat(rule, n_tensors, n_elements, need_flat_grads):
 
 _MAX_CACHED_RANGES = 256
 # Flat updates of at least twice this many elements are split across the thread pool.
-_SPLIT_MIN = 1 << 17
+_SPLIT_MIN = 1 << 18
 
 _TRUE = np.array(True)
 _TRUE.setflags(write=False)

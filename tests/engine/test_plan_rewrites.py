@@ -60,6 +60,8 @@ def test_rewritten_plan_trains_bit_identically(monkeypatch):
     # bias adds after conv and dense layers, and their ReLUs.
     assert types.count("Conv2DBackpropFilter") == 3 and types.count("Conv2D") == 3, types
     assert types.count("BiasAdd") == 5 and types.count("Relu") == 4, types
+    # each ReLU's gradient: Mul(dy, Cast(Greater(y, 0))) as one masked product
+    assert types.count("Greater") == types.count("Cast") == types.count("Mul") == 4, types
     assert got == ref
     for a, b in zip(weights, ref_weights):
         np.testing.assert_array_equal(a, b)
