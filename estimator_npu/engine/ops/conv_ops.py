@@ -25,6 +25,8 @@ convolution (``s(t)`` is the shape of ``t``, ``g`` the incoming gradient)::
 
 Padding follows TF exactly (see ``_spatial``); explicit padding is accepted as in TF.
 """
+import threading
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -73,13 +75,12 @@ def _conv_params(op):
 
 
 # ------------------------------------------------------------------ conv kernels
-class Patches:
+class Patches(threading.local):
     """The im2col matrix a ``Conv2D`` kernel computed, handed to the ``Conv2DBackpropFilter``
     of the same input in the same plan (paired by ``engine.plan_rewrites``), which then
     skips its own im2col. ``x`` is the input array the matrix was made from: the filter
-    gradient uses it only for that very array, and only once per forward call."""
-
-    __slots__ = ("x", "cols")
+    gradient uses it only for that very array, and only once per forward call. One per
+    thread, like the kernels' scratch buffers (two threads may run one plan)."""
 
     def __init__(self):
         self.x = self.cols = None
