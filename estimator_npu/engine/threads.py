@@ -10,8 +10,9 @@ The pool's size is the number of cores in ``os.sched_getaffinity(0)``;
 ``ESTIMATOR_NPU_NUM_THREADS`` overrides it (``1``: no threads at all). Work smaller than
 ``min_size`` elements per piece stays on the calling thread, where a hand-off (~10-20 µs
 on a quiet machine, far more when other processes keep the other cores busy) would cost
-more than it saves. After doing its own piece the caller takes back any piece no worker
-has started yet, so a busy machine costs little more than one thread.
+more than it saves. Work is cut into up to 4 pieces per thread that the caller and the
+workers take in turn, so a worker whose core is busy elsewhere holds up one small piece
+at most, and the caller cancels workers that never started.
 
     threads.split(n, lambda start, stop: ..., min_size=1 << 16)
 """
@@ -20,7 +21,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 ENV = "ESTIMATOR_NPU_NUM_THREADS"
-MIN_SIZE = 1 << 18   # elements per piece below which a split does not pay
+MIN_SIZE = 1 << 17   # elements per piece below which a split does not pay
+PIECES_PER_THREAD = 4
 
 _PREFIX = "estimator_npu_pool"
 _lock = threading.Lock()
@@ -73,40 +75,49 @@ def _pool(workers):
 
 
 def pieces(n, min_size=None, align=16):
-    """``[(start, stop), ...]`` splitting ``range(n)`` into at most ``num_threads()``
-    contiguous pieces of at least ``min_size`` (starts aligned to ``align``)."""
-    k = min(num_threads(), n // max(MIN_SIZE if min_size is None else min_size, 1))
+    """``[(start, stop), ...]`` splitting ``range(n)`` into contiguous pieces of at least
+    ``min_size`` (starts aligned to ``align``): up to ``PIECES_PER_THREAD`` per thread, so
+    that a thread whose core is taken by another process holds up only a small piece."""
+    k = num_threads()
     if k <= 1:
         return [(0, n)]
-    step = -(-n // k)
+    count = min(k * PIECES_PER_THREAD, n // max(MIN_SIZE if min_size is None else min_size, 1))
+    if count <= 1:
+        return [(0, n)]
+    step = -(-n // count)
     step += -step % align
     return [(s, min(n, s + step)) for s in range(0, n, step)]
 
 
 def run(calls):
-    """Runs the zero-argument ``calls``: the first on this thread, the rest on the pool;
-    returns when all are done (re-raising the first exception)."""
-    if len(calls) == 1 or threading.current_thread().name.startswith(_PREFIX):
+    """Runs the zero-argument ``calls`` on this thread and the pool's workers, each taking
+    the next call not yet taken; returns when all are done (re-raising the first
+    exception). When this thread runs out of calls, workers that never got to start are
+    cancelled, so a busy machine costs little more than running the calls here."""
+    if len(calls) == 1 or num_threads() <= 1 or \
+            threading.current_thread().name.startswith(_PREFIX):
         for c in calls:  # a piece that splits again runs its pieces itself (no deadlock)
             c()
         return
-    pool = _pool(num_threads() - 1)
-    futures = [pool.submit(c) for c in calls[1:]]
-    err = None
-    try:
-        calls[0]()
-    except BaseException as e:  # noqa: BLE001 - re-raised after the others finished
-        err = e
-    for f, c in zip(futures, calls[1:]):
-        try:
-            if f.cancel():  # not started (its core is busy elsewhere): do it here
+    todo = iter(calls)   # next() on a list iterator is atomic under the GIL
+    errors = []
+
+    def drain():
+        for c in todo:
+            try:
                 c()
-            else:
-                f.result()
-        except BaseException as e:  # noqa: BLE001
-            err = err or e
-    if err is not None:
-        raise err
+            except BaseException as e:  # noqa: BLE001 - re-raised by the caller
+                errors.append(e)
+                return
+
+    pool = _pool(num_threads() - 1)
+    futures = [pool.submit(drain) for _ in range(min(num_threads() - 1, len(calls) - 1))]
+    drain()
+    for f in futures:
+        if not f.cancel():
+            f.result()
+    if errors:
+        raise errors[0]
 
 
 def split(n, fn, min_size=None):

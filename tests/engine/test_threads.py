@@ -56,7 +56,7 @@ def test_threaded_training_is_bit_identical(monkeypatch):
     ref_losses, ref_vars = _train(1, monkeypatch, single)
     losses, values = _train(2, monkeypatch, multi)
     assert max(single, default=1) == 1   # one thread: nothing is ever handed to the pool
-    assert multi.count(2) >= 10, multi   # two: every threaded path split its work
+    assert sum(c > 1 for c in multi) >= 10, multi  # two: every threaded path split its work
     assert losses == ref_losses
     for a, b in zip(values, ref_vars):
         np.testing.assert_array_equal(a, b)
@@ -66,7 +66,8 @@ def test_pieces_cover_the_range_in_aligned_contiguous_parts():
     threads.set_num_threads(3)
     try:
         parts = threads.pieces(1000, min_size=10)
-        assert parts[0][0] == 0 and parts[-1][1] == 1000 and len(parts) == 3
+        assert parts[0][0] == 0 and parts[-1][1] == 1000
+        assert 3 < len(parts) <= 3 * threads.PIECES_PER_THREAD
         assert all(a % 16 == 0 and a < b for a, b in parts)
         assert all(p[1] == q[0] for p, q in zip(parts, parts[1:]))
         assert threads.pieces(25, min_size=10) == [(0, 16), (16, 25)]
@@ -118,6 +119,8 @@ def test_a_piece_that_splits_again_does_not_deadlock():
         def outer(a, b):
             threads.split(64, inner, min_size=8)
         threads.split(64, outer, min_size=8)
+        n_outer = len(threads.pieces(64, min_size=8))
     finally:
         threads.set_num_threads(None)
-    np.testing.assert_array_equal(out, 2)
+    assert n_outer > 1
+    np.testing.assert_array_equal(out, n_outer)  # each outer piece ran the inner split once
