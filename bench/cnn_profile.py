@@ -5,10 +5,15 @@ training plan with placeholders for the batch and times each plan line inside wh
 training steps run in order (``workloads.in_sequence_plan``). Prints the top kernels by time
 and the step time.
 
-Run: ``python bench/cnn_profile.py [--model cnn|lenet] [--steps N] [--top K]``
+``--ab`` instead times, alternately in this process, the plan as compiled now against the
+same model with the issue-16 kernel choices switched off (no plan rewrites, whole-batch
+col2im, one thread) and prints medians and minimums of ``--reps`` rounds.
+
+Run: ``python bench/cnn_profile.py [--model cnn|lenet] [--steps N] [--top K] [--ab]``
 """
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -69,13 +74,53 @@ def build(model):
     return plan, sess, batch
 
 
+def ab(model, steps, reps):
+    from estimator_npu.engine import plan_rewrites, threads
+    from estimator_npu.engine.ops import conv_ops
+    new, _, batch = build(model)
+    real, chunked = plan_rewrites.kernel_overrides, conv_ops._CHUNKED_C
+    plan_rewrites.kernel_overrides = lambda *a: {}
+    try:
+        old, _, _ = build(model)
+    finally:
+        plan_rewrites.kernel_overrides = real
+    rng = np.random.default_rng(0)
+    xs = rng.random((20, batch, 784), dtype=np.float32)
+    ys = rng.integers(0, 10, (20, batch)).astype(np.int32)
+
+    def timed(plan, on):
+        threads.set_num_threads(None if on else 1)
+        conv_ops._CHUNKED_C = chunked if on else 1 << 30
+        try:
+            t0 = time.perf_counter()
+            for i in range(steps):
+                plan.fn(xs[i % 20], ys[i % 20])
+            return (time.perf_counter() - t0) / steps * 1e3
+        finally:
+            threads.set_num_threads(None)
+            conv_ops._CHUNKED_C = chunked
+    timed(new, True), timed(old, False)
+    a, b = [], []
+    for _ in range(reps):
+        a.append(timed(new, True))
+        b.append(timed(old, False))
+    print(f"{model}: ms per step, median (min) of {reps} alternating rounds of {steps} steps: "
+          f"now {statistics.median(a):.2f} ({min(a):.2f}), without the issue-16 kernel "
+          f"choices {statistics.median(b):.2f} ({min(b):.2f}); speed-up "
+          f"{statistics.median(b) / statistics.median(a):.2f}x")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="cnn", choices=sorted(MODELS))
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--source", action="store_true", help="print the plan's source")
+    ap.add_argument("--ab", action="store_true", help="time against the kernel choices off")
+    ap.add_argument("--reps", type=int, default=7)
     a = ap.parse_args()
+    if a.ab:
+        return ab(a.model, a.steps, a.reps)
     plan, sess, batch = build(a.model)
     rng = np.random.default_rng(0)
     xs = rng.random((100, batch, 784), dtype=np.float32)
