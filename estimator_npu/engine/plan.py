@@ -28,7 +28,7 @@ import sys
 import weakref
 
 from estimator_npu import errors
-from estimator_npu.engine import precision, registry
+from estimator_npu.engine import plan_rewrites, precision, registry
 from estimator_npu.engine.graph import Operation, Tensor
 
 
@@ -185,15 +185,17 @@ class Step:
         self.op, self.inline, self.kernel = op, inline, kernel
 
 
-def choose_kernels(ctx, order, fed, bind):
-    """Asks each op's registry entry for its kernel; precision wraps them in one pass."""
+def choose_kernels(ctx, order, fed, bind, overrides=None):
+    """Asks each op's registry entry for its kernel (unless ``overrides``, from the plan
+    rewrites, already chose one); precision wraps them in one pass."""
+    overrides = overrides or {}
     steps = []
     for op in order:
         opdef = registry.get(op.type)
         if opdef.inline is not None:
             steps.append(Step(op, inline=opdef.inline(op, ctx, bind)))
             continue
-        kernel = opdef.kernel(op, ctx)
+        kernel = overrides[op] if op in overrides else opdef.kernel(op, ctx)
         if kernel is not None:
             steps.append(Step(op, kernel=kernel))
     memo = precision.PlanMemo(fed)
@@ -296,7 +298,8 @@ def compile_plan(ctx, targets, feeds):
         ns[key] = obj
         return key
 
-    steps = choose_kernels(ctx, order, fed, bind)
+    overrides = plan_rewrites.kernel_overrides(order, targets, feeds, ctx)
+    steps = choose_kernels(ctx, order, fed, bind, overrides)
     names = dict(fed)
     names["__idents__"] = ident
     return emit(ctx, steps, targets, feeds, fed, ns, names, initialized)

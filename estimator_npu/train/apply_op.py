@@ -48,6 +48,7 @@ import bisect
 import numpy as np
 
 from estimator_npu import errors
+from estimator_npu.engine import threads
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
 from estimator_npu.train.update_rules import Layout
 
@@ -70,6 +71,11 @@ def use_flat(rule, n_tensors, n_elements, need_flat_grads):
 
 
 _MAX_CACHED_RANGES = 256
+# Flat updates are split across the thread pool in pieces of at least this many elements.
+_SPLIT_MIN = 1 << 17
+# Every this many updates the slots' subnormal values are flushed to zero (TF's CPU kernels
+# run with flush-to-zero; subnormals make numpy's elementwise ops 2-3x slower).
+_FLUSH_EVERY = 16
 
 _TRUE = np.array(True)
 _TRUE.setflags(write=False)
@@ -88,7 +94,7 @@ class _Group:
     """The flat buffers of the variables of one dtype."""
 
     __slots__ = ("layout", "param", "grad", "state", "work", "grad_args", "grad_views",
-                 "per_tensor", "ranges")
+                 "per_tensor", "ranges", "split", "flush_bufs")
 
     def __init__(self, layout, param, state, work, grad_args):
         self.layout = layout
@@ -100,6 +106,40 @@ class _Group:
         self.grad_views = None   # flat mode: its per-variable views
         self.per_tensor = None   # per-tensor mode: [(grad arg, param view, state, work)]
         self.ranges = {}         # range updates: (start, stop) -> (param, grad, state, work)
+        self.split = (None, None)  # (thread count, range args per piece or None)
+        self.flush_bufs = None     # (float, bool) buffers of flush_subnormal_slots
+
+    def flush_subnormal_slots(self):
+        """Sets the subnormal values of the optimizer slots to zero, as TF's CPU kernels
+        (flush-to-zero) would have. Moments of weights whose gradient stays zero (dead
+        ReLUs) decay into float32 subnormals and stay there (0.9 times the smallest
+        rounds back to it), and every elementwise op over them gets 2-3x slower."""
+        for s in self.state.values():
+            if not s.ndim or s.dtype.kind != "f":
+                continue
+            if self.flush_bufs is None:
+                self.flush_bufs = (np.empty(s.shape, s.dtype), np.empty(s.shape, np.bool_))
+            f, mask = self.flush_bufs
+            if f.dtype != s.dtype or f.shape != s.shape:
+                f, mask = np.empty(s.shape, s.dtype), np.empty(s.shape, np.bool_)
+            np.abs(s, out=f)
+            np.less(f, np.finfo(s.dtype).tiny, out=mask)
+            np.copyto(s, 0, where=mask)
+
+    def pieces(self, rule, op):
+        """Range arguments splitting a flat update across the thread pool, or ``None``
+        (small buffers, one thread, or a rule with per-tensor math). Elementwise rules
+        compute the same float operations on any slice: bit-identical to one call."""
+        n = threads.num_threads()
+        if self.split[0] == n:
+            return self.split[1]
+        parts = None
+        if n > 1 and getattr(rule, "elementwise", True):
+            bounds = threads.pieces(self.layout.size, _SPLIT_MIN)
+            if len(bounds) > 1:
+                parts = [self.range_args(a, b, rule, op) for a, b in bounds]
+        self.split = (n, parts)
+        return parts
 
     def make_flat(self):
         self.grad = np.zeros(self.layout.size, self.param.dtype)
@@ -158,6 +198,7 @@ class FlatState:
         self.scalar_stores = {n: ctx.store(v) for n, v in a["scalar_ops"].items()}
         self.gs_store = ctx.store(a["global_step_op"]) if a["global_step_op"] else None
         self.watch = _NOT_PACKED
+        self.calls = 0
         self.groups = ()
         self.scalar_state = {}
         self.global_step = None
@@ -290,7 +331,12 @@ def _apply_kernel(op, ctx):
         if ranges is None:
             for grp in groups:
                 if grp.grad is not None:
-                    rule.update(grp.param, grp.grad, grp.state, hyper, grp.work)
+                    parts = grp.pieces(rule, op)
+                    if parts is None:
+                        rule.update(grp.param, grp.grad, grp.state, hyper, grp.work)
+                    else:
+                        threads.run([lambda a=a: rule.update(a[0], a[1], a[2], hyper, a[3])
+                                     for a in parts])
                 else:
                     for k, param, state, work in grp.per_tensor:
                         rule.update(param, args[k], state, hyper, work)
@@ -298,6 +344,10 @@ def _apply_kernel(op, ctx):
             _apply_ranges(op, groups, rule, ranges, hyper)
         if finish is not None:
             finish(st.scalar_state, hyper)
+        st.calls += 1
+        if st.calls % _FLUSH_EVERY == 0:
+            for grp in groups:
+                grp.flush_subnormal_slots()
         gs = st.global_step
         if gs is not None:
             gs[()] = gs[()] + 1  # item assignment: ~10x cheaper than a 0-d ufunc

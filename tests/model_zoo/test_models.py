@@ -63,7 +63,10 @@ def test_reaches_its_stated_accuracy_with_its_defaults(module, tmp_path):
 
 
 @pytest.mark.parametrize("module, steps, argv", [
-    (resnet, 60, ["--iterations_per_loop", "5"]),
+    # 120 steps, not 60: at 60 the batch-norm moving averages still lag the fast-moving
+    # weights, and test accuracy (computed with them) sat on a knife edge, 0.10-0.83
+    # depending on seed and float32 summation order; from 120 it is 0.56-0.96.
+    (resnet, 120, ["--iterations_per_loop", "5"]),
     # and the default: LAMB under NPUOptimizer with dynamic loss scaling
     (bert, 100, ["--precision_mode", "allow_mix_precision"]),
 ], ids=["resnet", "bert"])

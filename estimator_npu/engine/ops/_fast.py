@@ -31,6 +31,16 @@ def sum_first(x, keepdims=False):
     return r[None] if keepdims else r
 
 
+def sum_leading(x, k, keepdims=False):
+    """``x.sum(axis=tuple(range(k)))`` for a float array of rank > k (a bias gradient over
+    ``(N, H, W)``): one BLAS product with a vector of ones instead of a multi-axis reduce."""
+    n = 1
+    for d in x.shape[:k]:
+        n *= d
+    r = np.matmul(ones(n, x.dtype), x.reshape(n, -1)).reshape(x.shape[k:])
+    return r.reshape((1,) * k + r.shape) if keepdims else r
+
+
 def make_sum(axis, keepdims, ndim, floating):
     """A kernel summing over ``axis`` (a tuple or None), using BLAS where it is faster."""
     if floating and ndim is not None and axis is not None and len(axis) == 1 and ndim >= 1:
@@ -39,6 +49,10 @@ def make_sum(axis, keepdims, ndim, floating):
             return lambda x: sum_last(x, keepdims) if x.ndim else x
         if a == 0 and ndim >= 2:
             return lambda x: sum_first(x, keepdims)
+    if floating and ndim is not None and axis is not None and 1 < len(axis) < ndim and \
+            tuple(axis) == tuple(range(len(axis))):
+        k = len(axis)
+        return lambda x: sum_leading(x, k, keepdims)
     reduce = np.add.reduce
     return lambda x: reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 

@@ -25,9 +25,12 @@ convolution (``s(t)`` is the shape of ``t``, ``g`` the incoming gradient)::
 
 Padding follows TF exactly (see ``_spatial``); explicit padding is accepted as in TF.
 """
+import threading
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from estimator_npu.engine import threads
 from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, compute_dtype, float_tensor,
                                                from_nhwc, geometry, nhwc, nhwc_shape, padded,
                                                parse_data_format, parse_hw, parse_padding, shape_of,
@@ -39,6 +42,10 @@ from estimator_npu.engine.shape import TensorShape
 
 # Inputs with at most this many channels use the channels-outer im2col layout.
 _SMALL_C = 4
+# Conv2DBackpropInput to inputs with at least this many channels works a chunk of images at a
+# time, each chunk's columns about _CHUNK_BYTES.
+_CHUNKED_C = 16
+_CHUNK_BYTES = 1 << 22
 
 
 def _im2col(scr, xp, out_hw, ksize, strides, dilations):
@@ -48,12 +55,17 @@ def _im2col(scr, xp, out_hw, ksize, strides, dilations):
     (oh, ow), (kh, kw), (sh, sw), (dh, dw) = out_hw, ksize, strides, dilations
     win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
     win = win[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
+    per_image = oh * ow * kh * kw * c
     if c <= _SMALL_C:
         cols = scr.get("cols", (kh, kw, c, n, oh, ow), xp.dtype)
-        np.copyto(cols, win.transpose(4, 5, 3, 0, 1, 2))
+        src = win.transpose(4, 5, 3, 0, 1, 2)
+        threads.split(n, lambda a, b: np.copyto(cols[:, :, :, a:b], src[:, :, :, a:b]),
+                      threads.MIN_SIZE // per_image + 1)
         return cols.reshape(kh * kw * c, n * oh * ow).T
     cols = scr.get("cols", (n, oh, ow, kh, kw, c), xp.dtype)
-    np.copyto(cols, win.transpose(0, 1, 2, 4, 5, 3))
+    src = win.transpose(0, 1, 2, 4, 5, 3)
+    threads.split(n, lambda a, b: np.copyto(cols[a:b], src[a:b]),
+                  threads.MIN_SIZE // per_image + 1)
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
@@ -63,7 +75,18 @@ def _conv_params(op):
 
 
 # ------------------------------------------------------------------ conv kernels
-def _conv2d_kernel(op, ctx):
+class Patches(threading.local):
+    """The im2col matrix a ``Conv2D`` kernel computed, handed to the ``Conv2DBackpropFilter``
+    of the same input in the same plan (paired by ``engine.plan_rewrites``), which then
+    skips its own im2col. ``x`` is the input array the matrix was made from: the filter
+    gradient uses it only for that very array, and only once per forward call. One per
+    thread, like the kernels' scratch buffers (two threads may run one plan)."""
+
+    def __init__(self):
+        self.x = self.cols = None
+
+
+def _conv2d_kernel(op, ctx, patches=None):
     strides, dil, padding, nchw = _conv_params(op)
     scr = Scratch()
 
@@ -78,12 +101,14 @@ def _conv2d_kernel(op, ctx):
         cdt = compute_dtype(x.dtype)
         cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
                        dil)
+        if patches is not None:
+            patches.x, patches.cols = x, cols
         y = np.matmul(cols, w.reshape(kh * kw * c, co).astype(cdt, copy=False))
         return from_nhwc(y.reshape(n, oh, ow, co), nchw, x.dtype)
     return conv2d
 
 
-def _conv2d_backprop_filter_kernel(op, ctx):
+def _conv2d_backprop_filter_kernel(op, ctx, patches=None):
     strides, dil, padding, nchw = _conv_params(op)
     scr = Scratch()
 
@@ -93,8 +118,14 @@ def _conv2d_backprop_filter_kernel(op, ctx):
         kh, kw, _, co = (int(s) for s in sizes)
         oh, ow, pads = geometry(h, wd, kh, kw, strides, dil, padding)
         cdt = compute_dtype(x.dtype)
-        cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
-                       dil)
+        cols = None
+        if patches is not None and patches.x is x:
+            cols, patches.x = patches.cols, None
+            if cols.shape != (n * oh * ow, kh * kw * c):
+                cols = None
+        if cols is None:
+            cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
+                           dil)
         dy2 = nhwc(dy, nchw).reshape(n * oh * ow, co).astype(cdt, copy=False)
         dw = np.matmul(cols.T, dy2).reshape(kh, kw, c, co)
         return dw.astype(x.dtype, copy=False)
@@ -114,6 +145,9 @@ def _conv2d_backprop_input_kernel(op, ctx):
         cdt = compute_dtype(dy.dtype)
         w2 = w.reshape(kh * kw * c, co).astype(cdt, copy=False)
         hp, wp = h + pt + pb, wd + pl + pr
+        if c >= _CHUNKED_C:
+            return _backprop_input_chunked(scr, (n, h, wd, c), w2, nhwc(dy, nchw), nchw,
+                                           (oh, ow), (kh, kw), strides, dil, (pt, pl), cdt)
         # dcols and acc are channels-outer so the shifted adds run along contiguous rows;
         # with many adds, batch-innermost buffers make the rows longer (OW*N when s=1).
         if kh * kw >= 16:
@@ -135,6 +169,37 @@ def _conv2d_backprop_input_kernel(op, ctx):
         return np.array(dx.transpose(1, 0, 2, 3) if nchw else dx.transpose(1, 2, 3, 0),
                         dtype=dy.dtype, order="C")
     return backprop_input
+
+
+def _backprop_input_chunked(scr, shape, w2, dyc, nchw, out_hw, ksize, strides, dil, pads, cdt):
+    """col2im for inputs with many channels, a few images at a time: each chunk's
+    ``dcols = dy @ w.T`` (``(m*OH*OW, KH*KW*C)``, about ``_CHUNK_BYTES``) is still in cache
+    when its ``KH*KW`` shifted adds read it (the whole batch's would not be)."""
+    n, h, wd, c = shape
+    (oh, ow), (kh, kw), (sh, sw), (dh, dw) = out_hw, ksize, strides, dil
+    pt, pl = pads
+    co = w2.shape[1]
+    hp = max((oh - 1) * sh + (kh - 1) * dh + 1, pt + h)
+    wp = max((ow - 1) * sw + (kw - 1) * dw + 1, pl + wd)
+    out = np.empty((n, c, h, wd) if nchw else (n, h, wd, c), dyc.dtype)
+    oc = nhwc(out, nchw)
+    per_image = oh * ow * kh * kw * c * np.dtype(cdt).itemsize
+    nb = max(1, min(n, _CHUNK_BYTES // max(per_image, 1)))
+    w2t = w2.T
+    acc_all = scr.get("acc_c", (nb, hp, wp, c), cdt)
+    for s in range(0, n, nb):
+        m = min(nb, n - s)
+        d2 = dyc[s:s + m].reshape(m * oh * ow, co).astype(cdt, copy=False)
+        dc = np.matmul(d2, w2t).reshape(m, oh, ow, kh, kw, c)
+        acc = acc_all[:m]
+        acc.fill(0)
+        for i in range(kh):
+            for j in range(kw):
+                r, q = i * dh, j * dw
+                acc[:, r:r + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw] += \
+                    dc[:, :, :, i, j]
+        np.copyto(oc[s:s + m], acc[:, pt:pt + h, pl:pl + wd], casting="unsafe")
+    return out
 
 
 # ------------------------------------------------------------------ conv op builders

@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 
+from estimator_npu.engine import threads
 from estimator_npu.engine.ops import array_ops
 from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, float_tensor, geometry, nhwc,
                                                nhwc_shape, padded, parse_data_format, parse_hw,
@@ -39,6 +40,12 @@ def _out_array(shape_nhwc, nchw, dtype):
     return out, nhwc(out, nchw)
 
 
+def _batch_split(n, per_image, fn):
+    """``fn(a, b)`` over slices of the batch, across the thread pool when large (each
+    image's windows are independent: the same float operations either way)."""
+    threads.split(n, fn, threads.MIN_SIZE // max(per_image, 1) + 1)
+
+
 def _max_pool_kernel(op, ctx):
     ksize, strides, padding, nchw = _pool_params(op)
     scr = Scratch()
@@ -47,59 +54,65 @@ def _max_pool_kernel(op, ctx):
         xc = nhwc(x, nchw)
         n, h, w, c = xc.shape
         oh, ow, pads = geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding)
-        xp = padded(scr, "x", xc, pads, x.dtype, -np.inf)
         out, oc = _out_array((n, oh, ow, c), nchw, x.dtype)
-        for i in range(ksize[0]):
-            for j in range(ksize[1]):
-                win = window(xp, i, j, (oh, ow), strides, (1, 1))
-                if i == 0 and j == 0:
-                    np.copyto(oc, win)
-                else:
-                    np.maximum(oc, win, out=oc)
+
+        def part(a, b):
+            xp = padded(scr, "x", xc[a:b], pads, x.dtype, -np.inf)
+            o = oc[a:b]
+            for i in range(ksize[0]):
+                for j in range(ksize[1]):
+                    win = window(xp, i, j, (oh, ow), strides, (1, 1))
+                    if i == 0 and j == 0:
+                        np.copyto(o, win)
+                    else:
+                        np.maximum(o, win, out=o)
+        _batch_split(n, h * w * c, part)
         return out
     return max_pool
 
 
 def _first_max_masks(scr, xp, yc, ksize, strides):
-    """Yields ``(i, j, mask)``: where window offset ``(i, j)`` holds the first maximum."""
+    """Yields ``(i, j, mask)``: where window offset ``(i, j)`` holds the first maximum.
+
+    The first offset's mask is its equality itself (nothing is taken yet), and the last
+    offset does not update ``taken``: two boolean passes fewer than the plain loop."""
     oh, ow = yc.shape[1:3]
     taken = scr.get("taken", yc.shape, np.bool_)
     mask = scr.get("mask", yc.shape, np.bool_)
-    taken.fill(False)
+    last = (ksize[0] - 1, ksize[1] - 1)
     for i in range(ksize[0]):
         for j in range(ksize[1]):
-            np.equal(window(xp, i, j, (oh, ow), strides, (1, 1)), yc, out=mask)
+            win = window(xp, i, j, (oh, ow), strides, (1, 1))
+            if i == 0 and j == 0:
+                np.equal(win, yc, out=taken)
+                yield i, j, taken  # used by the caller before the next offset runs
+                continue
+            np.equal(win, yc, out=mask)
             np.greater(mask, taken, out=mask)  # mask and not taken
-            np.logical_or(taken, mask, out=taken)
+            if (i, j) != last:
+                np.logical_or(taken, mask, out=taken)
             yield i, j, mask
 
 
-def _scatter_target(scr, shape, pads, out_hw, ksize, strides, nchw, dtype):
-    """The canonical buffer a pooling gradient writes its windows into.
-
-    Returns ``(out, acc)``: with no padding ``acc`` is a view of the result ``out``;
-    otherwise ``out`` is ``None`` and ``acc`` a reused padded buffer (see ``_finish``).
-    ``acc`` is zeroed unless the windows tile it exactly (each element written once).
-    """
+def _scatter_target(scr, shape, pads, out_hw, ksize, strides, oc):
+    """The canonical buffer a pooling gradient writes its windows into: ``oc`` (a slice
+    of the result) itself without padding, else a reused padded buffer (``_finish`` copies
+    its interior into ``oc``). Zeroed unless the windows tile it exactly (each element
+    written once)."""
     n, h, w, c = shape
     pt, pb, pl, pr = pads
     hp, wp = h + pt + pb, w + pl + pr
-    if any(pads):
-        out, acc = None, scr.get("acc", (n, hp, wp, c), dtype)
-    else:
-        out, acc = _out_array(shape, nchw, dtype)
+    acc = scr.get("acc", (n, hp, wp, c), oc.dtype) if any(pads) else oc
     if not (ksize == strides and hp == out_hw[0] * strides[0] and
             wp == out_hw[1] * strides[1]):
         acc.fill(0)
-    return out, acc
+    return acc
 
 
-def _finish(out, acc, shape, pads, nchw):
-    if out is None:
-        n, h, w, c = shape
-        out, oc = _out_array(shape, nchw, acc.dtype)
+def _finish(oc, acc, pads):
+    if acc is not oc:
+        h, w = oc.shape[1:3]
         np.copyto(oc, acc[:, pads[0]:pads[0] + h, pads[2]:pads[2] + w])
-    return out
 
 
 def _max_pool_grad_kernel(op, ctx):
@@ -111,19 +124,25 @@ def _max_pool_grad_kernel(op, ctx):
         xc, yc, dyc = nhwc(x, nchw), nhwc(y, nchw), nhwc(dy, nchw)
         n, h, w, c = xc.shape
         oh, ow, pads = geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding)
-        xp = padded(scr, "x", xc, pads, x.dtype, -np.inf)
-        out, acc = _scatter_target(scr, xc.shape, pads, (oh, ow), ksize, strides, nchw,
-                                   dy.dtype)
-        tmp = scr.get("tmp", yc.shape, dy.dtype)
-        for i, j, mask in _first_max_masks(scr, xp, yc, ksize, strides):
-            win = window(acc, i, j, (oh, ow), strides, (1, 1))
-            # A multiply by the mask beats copyto(where=mask) by ~4x on real masks.
-            if overlap:
-                np.multiply(dyc, mask, out=tmp)
-                win += tmp
-            else:
-                np.multiply(dyc, mask, out=win)
-        return _finish(out, acc, xc.shape, pads, nchw)
+        out, oc = _out_array(xc.shape, nchw, dy.dtype)
+
+        def part(a, b):
+            xp = padded(scr, "x", xc[a:b], pads, x.dtype, -np.inf)
+            acc = _scatter_target(scr, (b - a, h, w, c), pads, (oh, ow), ksize, strides,
+                                  oc[a:b])
+            ys, dys = yc[a:b], dyc[a:b]
+            tmp = scr.get("tmp", ys.shape, dy.dtype)
+            for i, j, mask in _first_max_masks(scr, xp, ys, ksize, strides):
+                win = window(acc, i, j, (oh, ow), strides, (1, 1))
+                # A multiply by the mask beats copyto(where=mask) by ~4x on real masks.
+                if overlap:
+                    np.multiply(dys, mask, out=tmp)
+                    win += tmp
+                else:
+                    np.multiply(dys, mask, out=win)
+            _finish(oc[a:b], acc, pads)
+        _batch_split(n, h * w * c, part)
+        return out
     return max_pool_grad
 
 
@@ -197,8 +216,8 @@ def _avg_pool_grad_kernel(op, ctx):
         h, w, c = (b, c, a) if nchw else (a, b, c)
         oh, ow, pads = geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding)
         g = nhwc(dy, nchw) * _inv_counts(h, w, ksize, strides, padding, dy.dtype)
-        out, acc = _scatter_target(scr, (n, h, w, c), pads, (oh, ow), ksize, strides, nchw,
-                                   dy.dtype)
+        out, oc = _out_array((n, h, w, c), nchw, dy.dtype)
+        acc = _scatter_target(scr, (n, h, w, c), pads, (oh, ow), ksize, strides, oc)
         for i in range(ksize[0]):
             for j in range(ksize[1]):
                 win = window(acc, i, j, (oh, ow), strides, (1, 1))
@@ -206,7 +225,8 @@ def _avg_pool_grad_kernel(op, ctx):
                     win += g
                 else:
                     np.copyto(win, g)
-        return _finish(out, acc, (n, h, w, c), pads, nchw)
+        _finish(oc, acc, pads)
+        return out
     return avg_pool_grad
 
 

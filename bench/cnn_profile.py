@@ -1,0 +1,146 @@
+"""Per-kernel profile of one training step of the TF layers-tutorial CNN (or LeNet-5).
+
+Builds the model with ``tf.layers`` (the same model as ``bench/vs_tf.py``), compiles its
+training plan with placeholders for the batch and times each plan line inside whole
+training steps run in order (``workloads.in_sequence_plan``). Prints the top kernels by time
+and the step time.
+
+``--ab`` instead times, alternately in this process, the plan as compiled now against the
+same model with the issue-16 kernel choices switched off (no plan rewrites, whole-batch
+col2im, one thread) and prints medians and minimums of ``--reps`` rounds.
+
+Run: ``python bench/cnn_profile.py [--model cnn|lenet] [--steps N] [--top K] [--ab]``
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import estimator_npu as tf  # noqa: E402
+from workloads import in_sequence_plan  # noqa: E402
+
+
+def tutorial_cnn(x, y):
+    """TF layers tutorial: conv 5x5x32 SAME, pool, conv 5x5x64 SAME, pool, dense 1024, 10."""
+    net = tf.reshape(x, [-1, 28, 28, 1])
+    net = tf.layers.conv2d(net, 32, 5, padding="same", activation=tf.nn.relu)
+    net = tf.layers.max_pooling2d(net, 2, 2)
+    net = tf.layers.conv2d(net, 64, 5, padding="same", activation=tf.nn.relu)
+    net = tf.layers.max_pooling2d(net, 2, 2)
+    net = tf.reshape(net, [-1, 7 * 7 * 64])
+    net = tf.layers.dense(net, 1024, activation=tf.nn.relu)
+    logits = tf.layers.dense(net, 10)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    return loss, tf.train.GradientDescentOptimizer(0.001)
+
+
+def lenet(x, y):
+    net = tf.reshape(x, [-1, 28, 28, 1])
+    net = tf.layers.conv2d(net, 6, 5, padding="same", activation=tf.nn.relu)
+    net = tf.layers.max_pooling2d(net, 2, 2)
+    net = tf.layers.conv2d(net, 16, 5, padding="valid", activation=tf.nn.relu)
+    net = tf.layers.max_pooling2d(net, 2, 2)
+    net = tf.layers.flatten(net)
+    net = tf.layers.dense(net, 120, activation=tf.nn.relu)
+    net = tf.layers.dense(net, 84, activation=tf.nn.relu)
+    logits = tf.layers.dense(net, 10)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    return loss, tf.train.MomentumOptimizer(0.01, 0.9)
+
+
+MODELS = {"cnn": (tutorial_cnn, 100), "lenet": (lenet, 64)}
+
+
+def build(model):
+    fn, batch = MODELS[model]
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.int32, [None])
+        gs = tf.train.create_global_step()
+        loss, opt = fn(x, y)
+        train = opt.minimize(loss, global_step=gs)
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+        plan = sess.compile([train], [x, y])
+        plan.check_initialized()
+    return plan, sess, batch
+
+
+def ab(model, steps, reps):
+    from estimator_npu.engine import plan_rewrites, threads
+    from estimator_npu.engine.ops import conv_ops
+    new, _, batch = build(model)
+    real, chunked = plan_rewrites.kernel_overrides, conv_ops._CHUNKED_C
+    plan_rewrites.kernel_overrides = lambda *a: {}
+    try:
+        old, _, _ = build(model)
+    finally:
+        plan_rewrites.kernel_overrides = real
+    rng = np.random.default_rng(0)
+    xs = rng.random((20, batch, 784), dtype=np.float32)
+    ys = rng.integers(0, 10, (20, batch)).astype(np.int32)
+
+    def timed(plan, on):
+        threads.set_num_threads(None if on else 1)
+        conv_ops._CHUNKED_C = chunked if on else 1 << 30
+        try:
+            t0 = time.perf_counter()
+            for i in range(steps):
+                plan.fn(xs[i % 20], ys[i % 20])
+            return (time.perf_counter() - t0) / steps * 1e3
+        finally:
+            threads.set_num_threads(None)
+            conv_ops._CHUNKED_C = chunked
+    timed(new, True), timed(old, False)
+    a, b = [], []
+    for _ in range(reps):
+        a.append(timed(new, True))
+        b.append(timed(old, False))
+    print(f"{model}: ms per step, median (min) of {reps} alternating rounds of {steps} steps: "
+          f"now {statistics.median(a):.2f} ({min(a):.2f}), without the issue-16 kernel "
+          f"choices {statistics.median(b):.2f} ({min(b):.2f}); speed-up "
+          f"{statistics.median(b) / statistics.median(a):.2f}x")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="cnn", choices=sorted(MODELS))
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--source", action="store_true", help="print the plan's source")
+    ap.add_argument("--ab", action="store_true", help="time against the kernel choices off")
+    ap.add_argument("--reps", type=int, default=7)
+    a = ap.parse_args()
+    if a.ab:
+        return ab(a.model, a.steps, a.reps)
+    plan, sess, batch = build(a.model)
+    rng = np.random.default_rng(0)
+    xs = rng.random((100, batch, 784), dtype=np.float32)
+    ys = rng.integers(0, 10, (100, batch)).astype(np.int32)
+    if a.source:
+        print(plan.source)
+    for i in range(3):
+        plan.fn(xs[i], ys[i])
+    t0 = time.perf_counter()
+    for i in range(a.steps):
+        plan.fn(xs[i], ys[i])
+    step = (time.perf_counter() - t0) / a.steps
+    seq = in_sequence_plan(plan, xs, ys, a.steps)
+    total = sum(seq.values())
+    print(f"{a.model}: batch {batch}, {step * 1e3:.2f} ms per step ({1 / step:.1f} steps/s); "
+          f"top {a.top} of {len(seq)} kernels, {total / 1e3:.2f} ms in kernels:")
+    print(f"{'op type':26s} {'op name':44s} {'ms':>7s} {'share':>6s}")
+    for (t, name), us in sorted(seq.items(), key=lambda r: -r[1])[:a.top]:
+        print(f"{t[:26]:26s} {name[:44]:44s} {us / 1e3:7.2f} {us / total:6.1%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Large graphs of small ops: per-op cost, graph build and plan compile against chain length.
+
+A chain of ``n`` ops on a ``[8, 16]`` activation cycles through ``matmul`` (a 16x16
+variable), ``add`` (a 16-vector variable), ``relu`` and ``mul`` (a constant); the loss is
+the chain's sum and each step fetches the gradients of all variables (``tf.gradients``),
+so the plan runs the forward chain and its backward. Printed per length:
+
+* build: seconds to build the forward graph and its gradients;
+* compile: seconds of the first ``Session.run`` of the gradient fetch (plan compilation);
+* steady: µs per step (median of ``--reps`` timings of ``--steps`` steps), and per chain
+  op (``steady / n``) and per plan kernel.
+
+Goal (issue 16): the steady cost per chain op at most 1 µs and flat from 100 to 5,000 ops;
+build and compile linear in ``n``.
+
+Run: ``python bench/op_chain.py [--lengths 100,500,1000,5000] [--steps 200] [--reps 5]``
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import estimator_npu as tf  # noqa: E402
+
+
+def build_chain(n, rng):
+    x = tf.placeholder(tf.float32, [8, 16])
+    h = x
+    variables = []
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            w = tf.Variable(rng.standard_normal((16, 16)).astype(np.float32) * 0.25)
+            variables.append(w)
+            h = tf.matmul(h, w)
+        elif kind == 1:
+            b = tf.Variable(rng.standard_normal(16).astype(np.float32) * 0.1)
+            variables.append(b)
+            h = h + b
+        elif kind == 2:
+            h = tf.nn.relu(h)
+        else:
+            h = h * 1.5
+    loss = tf.reduce_sum(h)
+    return x, loss, tf.gradients(loss, variables)
+
+
+def measure(n, steps, reps, rng):
+    with tf.Graph().as_default():
+        t0 = time.perf_counter()
+        x, loss, grads = build_chain(n, rng)
+        build = time.perf_counter() - t0
+        xv = rng.standard_normal((8, 16)).astype(np.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            t0 = time.perf_counter()
+            sess.run(grads, {x: xv})
+            compile_s = time.perf_counter() - t0
+            plan = sess.compile(list(grads), [x])
+            kernels = len(plan.line_ops)
+            fn = plan.fn
+            for _ in range(10):
+                fn(xv)
+            samples = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                for _ in range(steps):
+                    fn(xv)
+                samples.append((time.perf_counter() - t0) / steps)
+            session = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                for _ in range(max(1, steps // 4)):
+                    sess.run(grads, {x: xv})
+                session.append((time.perf_counter() - t0) / max(1, steps // 4))
+    return build, compile_s, statistics.median(samples), statistics.median(session), kernels
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lengths", default="100,500,1000,2000,5000")
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"{'ops':>6s} {'build s':>8s} {'compile s':>9s} {'plan µs/step':>13s} "
+          f"{'µs/op':>7s} {'kernels':>8s} {'µs/kernel':>9s} {'Session.run µs/op':>18s}")
+    for n in (int(v) for v in a.lengths.split(",")):
+        steps = max(10, a.steps * 100 // n)
+        build, comp, step, sess_step, kernels = measure(n, steps, a.reps, rng)
+        print(f"{n:6d} {build:8.3f} {comp:9.3f} {step * 1e6:13.1f} {step * 1e6 / n:7.3f} "
+              f"{kernels:8d} {step * 1e6 / kernels:9.3f} {sess_step * 1e6 / n:18.3f}")
+
+
+if __name__ == "__main__":
+    main()

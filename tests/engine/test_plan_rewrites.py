@@ -1,0 +1,135 @@
+"""Plan-level kernel rewrites (``engine.plan_rewrites``) and the faster conv kernels give
+the same numbers as the plain kernels: bit-identical training steps, shared im2col patches
+only within one plan, in-place epilogues only on private tensors, the chunked col2im and
+the BLAS bias-gradient sum against references."""
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+from estimator_npu.engine import plan_rewrites
+from estimator_npu.engine.ops import _fast, conv_ops
+from tests.engine.test_conv_ops import conv_grads_ref, conv_ref
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _small_cnn(x, y):
+    net = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu)
+    net = tf.layers.max_pooling2d(net, 2, 2)
+    net = tf.layers.conv2d(net, 18, 3, padding="valid", activation=tf.nn.relu)
+    net = tf.layers.conv2d(net, 5, 3, padding="same", activation=tf.nn.relu)
+    net = tf.layers.flatten(net)
+    net = tf.layers.dense(net, 12, activation=tf.nn.relu)
+    logits = tf.layers.dense(net, 3)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                                          logits=logits))
+    return loss, tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+
+
+def _train(rewrites, monkeypatch, steps=4):
+    real = plan_rewrites.kernel_overrides
+    with monkeypatch.context() as m:
+        if not rewrites:
+            m.setattr(plan_rewrites, "kernel_overrides", lambda *a: {})
+        with tf.Graph().as_default():
+            tf.set_random_seed(3)
+            x = tf.placeholder(tf.float32, [None, 10, 10, 2])
+            y = tf.placeholder(tf.int32, [None])
+            loss, train = _small_cnn(x, y)
+            sess = tf.Session()
+            sess.run(tf.global_variables_initializer())
+            plan = sess.compile([loss, train], [x, y])
+            overrides = real(plan.ops, [loss, train], [x, y], sess)
+            rng = np.random.default_rng(0)
+            losses = []
+            for _ in range(steps):
+                xv = rng.standard_normal((6, 10, 10, 2)).astype(np.float32)
+                losses.append(plan.fn(xv, rng.integers(0, 3, 6).astype(np.int32))[0])
+            return losses, sess.run(tf.trainable_variables()), overrides
+
+
+def test_rewritten_plan_trains_bit_identically(monkeypatch):
+    got, weights, overrides = _train(True, monkeypatch)
+    ref, ref_weights, _ = _train(False, monkeypatch)
+    types = sorted(op.type for op in overrides)
+    # three convs with their filter gradients (the first conv's patches shared too), the
+    # bias adds after conv and dense layers, and their ReLUs.
+    assert types.count("Conv2DBackpropFilter") == 3 and types.count("Conv2D") == 3, types
+    assert types.count("BiasAdd") == 5 and types.count("Relu") == 4, types
+    # each ReLU's gradient: Mul(dy, Cast(Greater(y, 0))) as one masked product
+    assert types.count("Greater") == types.count("Cast") == types.count("Mul") == 4, types
+    assert got == ref
+    for a, b in zip(weights, ref_weights):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fetched_intermediates_are_not_written_in_place():
+    x = tf.placeholder(tf.float32, [None, 6, 6, 3])
+    w = tf.constant(np.random.default_rng(1).standard_normal((3, 3, 3, 4)), tf.float32)
+    bias = np.array([0.5, -0.5, 1.0, -2.0], np.float32)
+    conv = tf.nn.conv2d(x, w, 1, "SAME")
+    pre = tf.nn.bias_add(conv, tf.constant(bias))
+    act = tf.nn.relu(pre)
+    xv = np.random.default_rng(2).standard_normal((2, 6, 6, 3)).astype(np.float32)
+    with tf.Session() as sess:
+        c, p, a = sess.run([conv, pre, act], {x: xv})
+        only_act = sess.run(act, {x: xv})
+        plan = sess.compile([act], [x])
+        overrides = plan_rewrites.kernel_overrides(plan.ops, [act], [x], sess)
+    assert sorted(op.type for op in overrides) == ["BiasAdd", "Relu"]
+    np.testing.assert_array_equal(p, c + bias)          # the fetched conv was not overwritten
+    np.testing.assert_array_equal(a, np.maximum(p, 0))
+    np.testing.assert_array_equal(only_act, a)
+
+
+def test_filter_gradient_recomputes_patches_for_another_input():
+    class Op:
+        attrs = {"strides": (1, 1), "dilations": (1, 1), "padding": "SAME", "nchw": False}
+    rng = np.random.default_rng(4)
+    patches = conv_ops.Patches()
+    fwd = conv_ops._conv2d_kernel(Op, None, patches)
+    bpf = conv_ops._conv2d_backprop_filter_kernel(Op, None, patches)
+    x1, x2 = rng.standard_normal((2, 2, 5, 5, 3))
+    w = rng.standard_normal((3, 3, 3, 2))
+    dy = rng.standard_normal((2, 5, 5, 2))
+    sizes = np.array(w.shape)
+    fwd(x1, w)
+    np.testing.assert_allclose(bpf(x1, sizes, dy), conv_grads_ref(x1, w, dy, (1, 1),
+                                                                   "SAME")[1], atol=1e-12)
+    # patches are used once: a second call, or one for another input, makes its own
+    np.testing.assert_allclose(bpf(x1, sizes, dy), conv_grads_ref(x1, w, dy, (1, 1),
+                                                                   "SAME")[1], atol=1e-12)
+    fwd(x1, w)
+    np.testing.assert_allclose(bpf(x2, sizes, dy), conv_grads_ref(x2, w, dy, (1, 1),
+                                                                   "SAME")[1], atol=1e-12)
+
+
+@pytest.mark.parametrize("shape, k, s, pad, nchw", [
+    ((3, 9, 9, 16), (3, 3), 1, "SAME", False),
+    ((5, 8, 7, 20), (5, 5), 2, "SAME", True),
+    ((2, 9, 8, 17), (3, 2), 2, "VALID", False),
+])
+def test_chunked_input_gradient_matches_reference(shape, k, s, pad, nchw, monkeypatch):
+    monkeypatch.setattr(conv_ops, "_CHUNK_BYTES", 4096)  # several chunks, a short last one
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal(k + (shape[3], 6))
+    dy = rng.standard_normal(conv_ref(x, w, (s, s), pad).shape)
+    tr = (lambda a: a.transpose(0, 3, 1, 2)) if nchw else (lambda a: a)
+    got = tf.Session().run(tf.nn.conv2d_backprop_input(
+        list(tr(x).shape), tf.constant(w), tf.constant(np.ascontiguousarray(tr(dy))), s, pad,
+        data_format="NCHW" if nchw else "NHWC"))
+    np.testing.assert_allclose(got, tr(conv_grads_ref(x, w, dy, (s, s), pad)[0]), atol=1e-11)
+
+
+def test_bias_gradient_sum_over_leading_axes():
+    x = np.random.default_rng(6).standard_normal((4, 5, 6, 7))
+    for keep in (False, True):
+        got = _fast.make_sum((0, 1, 2), keep, 4, True)(x)
+        np.testing.assert_allclose(got, x.sum(axis=(0, 1, 2), keepdims=keep), rtol=1e-12)
+    np.testing.assert_allclose(_fast.make_sum((0, 1), False, 4, True)(x), x.sum(axis=(0, 1)),
+                               rtol=1e-12)
