@@ -122,6 +122,8 @@ def _expand_dims_kernel(op, ctx):
     axis = op.attrs["axis"]
     if op.inputs[0].shape.ndims is not None and axis == op.inputs[0].shape.ndims:
         return lambda x: x[..., None]
+    if axis < 0:  # unknown rank at build time: -1 means after the last dim, as in TF
+        return lambda x: np.expand_dims(x, axis)
     return lambda x: x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
@@ -158,8 +160,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     x = convert_to_tensor(a)
     nd = x.shape.ndims
     if perm is None:
-        if nd is None:
-            raise ValueError("transpose: perm is required when the rank is unknown")
+        if nd is None:  # reverse the dims, whatever the rank turns out to be
+            return make_tensor("Transpose", [x], x.dtype, None, {"axes": None}, name=name)
         perm = list(builtins_range(nd))[::-1]
     perm = tuple(int(p) for p in perm)
     if nd is not None and sorted(perm) != list(builtins_range(nd)):
@@ -170,7 +172,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
 
 
 register("Transpose", kernel=with_attrs(np.transpose, "axes"),
-         grad=lambda op, dy: [transpose(dy, list(np.argsort(op.attrs["axes"])))],
+         grad=lambda op, dy: [transpose(dy, None if op.attrs["axes"] is None else
+                                        list(np.argsort(op.attrs["axes"])))],
          may_alias=True)
 
 
@@ -270,7 +273,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         if dim is not None and sum(sizes) != dim:
             raise ValueError(f"split: sizes {sizes} do not sum to dimension {axis} of size "
                              f"{dim}")
-        attrs = {"axis": axis, "sections": list(np.cumsum(sizes)[:-1])}
+        if -1 in sizes:  # the dim is unknown until run time: resolve the -1 there
+            attrs = {"axis": axis, "sections": None, "sizes": tuple(sizes)}
+            sizes = [None if s == -1 else s for s in sizes]
+        else:
+            attrs = {"axis": axis, "sections": list(np.cumsum(sizes)[:-1])}
     specs = []
     for s in sizes:
         d = list(x.shape.dims) if nd is not None else None
@@ -280,8 +287,20 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     return list(make_op("Split", [x], specs, attrs, name=name).outputs)
 
 
-register("Split", kernel=lambda op, ctx: (lambda x, _s=op.attrs["sections"], _a=op.attrs["axis"]:
-                                          tuple(np.split(x, _s, axis=_a))),
+def _split_kernel(op, ctx):
+    sections, axis = op.attrs["sections"], op.attrs["axis"]
+    if sections is None:
+        sizes = op.attrs["sizes"]
+
+        def split_sizes(x):
+            known = list(sizes)
+            known[known.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+            return tuple(np.split(x, np.cumsum(known)[:-1], axis=axis))
+        return split_sizes
+    return lambda x: tuple(np.split(x, sections, axis=axis))
+
+
+register("Split", kernel=_split_kernel,
          grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
                                         for d, t in zip(dys, op.outputs)], op.attrs["axis"])],
          may_alias=True)
@@ -485,7 +504,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     d = _static_ints(shape, "shape", "BroadcastTo")
     from estimator_npu.engine.ops.core import broadcast_shape
     out = broadcast_shape(x.shape, d, "BroadcastTo")
-    if out != as_shape(d):
+    if x.shape.ndims is not None and out != as_shape(d):
         raise ValueError(f"BroadcastTo: cannot broadcast {x.shape} to {d}")
     return make_tensor("BroadcastTo", [x], x.dtype, d, {"shape": tuple(d)}, name=name)
 

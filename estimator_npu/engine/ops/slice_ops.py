@@ -19,7 +19,10 @@ def slice(input_, begin, size, name=None):  # noqa: A001
     begin = [int(b) for b in begin]
     size = [int(s) for s in size]
     key = tuple(builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
-    return _strided(x, key, name)
+    out = _strided(x, key, name)
+    # TF knows every dim whose size is given, and the rank, even where x's shape is unknown
+    out.set_shape([None if s == -1 else s for s in size])
+    return out
 
 
 def _strided(x, key, name=None):
@@ -100,10 +103,16 @@ def getitem(x, key):
 def reverse(tensor, axis, name=None):
     x = convert_to_tensor(tensor)
     axes = [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    if x.shape.ndims is None:  # unknown rank: reverse along the axes at run time
+        return make_tensor("ReverseV2", [x], x.dtype, None, {"axis": tuple(axes)}, name=name)
     key = [builtin_slice(None)] * x.shape.ndims
     for a in axes:
         key[a] = builtin_slice(None, None, -1)
     return _strided(x, tuple(key), name)
+
+
+register("ReverseV2", kernel=with_attrs(np.flip, "axis"),
+         grad=lambda op, dy: [reverse(dy, list(op.attrs["axis"]))], may_alias=True)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
