@@ -72,6 +72,7 @@ from estimator_npu.engine.ops.clip_ops import (clip_by_global_norm, clip_by_norm
 from estimator_npu import estimator  # noqa: F401,E402
 from estimator_npu import metrics  # noqa: F401,E402
 from estimator_npu import layers  # noqa: F401,E402
+from estimator_npu import losses  # noqa: F401,E402
 from estimator_npu import npu  # noqa: F401,E402
 from estimator_npu import mixed_precision  # noqa: F401,E402
 from estimator_npu.train.summary_ops import Summary  # noqa: F401,E402

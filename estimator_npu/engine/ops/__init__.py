@@ -11,3 +11,4 @@ from estimator_npu.engine.ops import conv_ops  # noqa: F401
 from estimator_npu.engine.ops import control_ops  # noqa: F401
 from estimator_npu.engine.ops import script_ops  # noqa: F401
 from estimator_npu.engine.ops import clip_ops  # noqa: F401
+from estimator_npu.engine.ops import math_extra_ops  # noqa: F401
