@@ -8,3 +8,7 @@ from estimator_npu.engine.ops.nn_ops import (batch_normalization, bias_add, drop
                                              softmax, softmax_cross_entropy_with_logits,
                                              softmax_cross_entropy_with_logits_v2, softplus,
                                              sparse_softmax_cross_entropy_with_logits)
+from estimator_npu.engine.ops.nn_extra_ops import (convolution, depthwise_conv2d,  # noqa: F401
+                                                   depthwise_conv2d_native,
+                                                   embedding_lookup_sparse, local_response_normalization,
+                                                   lrn, separable_conv2d, top_k, xw_plus_b)

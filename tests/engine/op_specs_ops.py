@@ -69,3 +69,84 @@ case("SparseSoftmaxCrossEntropyWithLogits", "unknown_rank_labels",
      lambda logits: tf.nn.sparse_softmax_cross_entropy_with_logits(
          labels=tf.placeholder_with_default(np.array([0, 2, 1, 1, 0], np.int32), None),
          logits=logits), normal((5, 3)), dynamic="rank")
+
+# ------------------------------------------------------------------ math extras
+case("DivNoNan", "broadcast", tf.div_no_nan, lambda rng: [rng.standard_normal((2, 3)),
+                                                          rng.uniform(0.5, 2.0, (3,))])
+case("DivNoNan", "zero_denominator", lambda x, y: tf.div_no_nan(x, y * tf.constant(
+    [1.0, 0.0, 1.0], tf.float64)), lambda rng: [rng.standard_normal((2, 3)),
+                                                rng.uniform(0.5, 2.0, (3,))])
+for _ex in (False, True):
+    for _rev in (False, True):
+        case("Cumsum", f"exclusive{int(_ex)}_reverse{int(_rev)}",
+             lambda x, e=_ex, r=_rev: tf.cumsum(x, axis=1, exclusive=e, reverse=r),
+             normal((2, 4)))
+        case("Cumprod", f"exclusive{int(_ex)}_reverse{int(_rev)}",
+             lambda x, e=_ex, r=_rev: tf.math.cumprod(x, axis=-1, exclusive=e, reverse=r),
+             positive((3, 4)), order=1)
+case("Cumsum", "axis0", lambda x: tf.cumsum(x), normal((4, 2)))
+for _eq, _shapes in [("ij,jk->ik", ((2, 3), (3, 4))), ("bij,bjk->bik", ((2, 2, 3), (2, 3, 4))),
+                     ("i,j->ij", ((3,), (4,))), ("ij->ji", ((2, 3),)), ("ij->j", ((2, 3),)),
+                     ("ij,ij->i", ((2, 3), (2, 3))), ("bqd,bkd->bqk", ((2, 3, 4), (2, 5, 4))),
+                     ("ij,jk", ((2, 3), (3, 2)))]:
+    case("Einsum", _eq.replace(",", "_").replace("->", "_to_"),
+         lambda *xs, e=_eq: tf.einsum(e, *xs), normal(*_shapes))
+
+# ------------------------------------------------------------------ gather_nd / scatter_nd
+_IDX2 = np.array([[0, 1], [2, 0], [0, 1]])
+case("GatherNd", "elements", lambda p: tf.gather_nd(p, _IDX2), normal((3, 4)))
+case("GatherNd", "rows", lambda p: tf.gather_nd(p, [[2], [0]]), normal((3, 4)))
+case("ScatterNd", "duplicates_sum", lambda u: tf.scatter_nd(_IDX2, u, [3, 4]), normal((3,)))
+case("ScatterNd", "rows", lambda u: tf.scatter_nd([[1], [0]], u, [3, 2]), normal((2, 2)))
+case("ScatterNdLike", "direct", lambda u, like: make_tensor(
+    "ScatterNdLike", [tf.constant(_IDX2), u, like], u.dtype, like.shape) * like,
+    normal((3,), (3, 4)))
+case("UnsortedSegmentSum", "rows", lambda d: tf.unsorted_segment_sum(d, [0, 2, 0, 1], 3),
+     normal((4, 3)))
+case("UnsortedSegmentSum", "segment_sum", lambda d: tf.segment_sum(d, [0, 0, 1]),
+     normal((3, 2)))
+
+# ------------------------------------------------------------------ top_k
+
+
+def _distinct(*shapes):
+    def make(rng):
+        return [(rng.permutation(int(np.prod(s))) * 0.3 + rng.uniform(0, 0.05)).reshape(s)
+                for s in shapes]
+    return make
+
+
+case("TopKV2", "k2", lambda x: tf.nn.top_k(x, 2)[0], _distinct((3, 5)))
+case("TopKV2", "vector_k3", lambda x: tf.nn.top_k(x, k=3).values if hasattr(
+    tf.nn.top_k(x, 3), "values") else tf.nn.top_k(x, 3)[0], _distinct((6,)))
+case("TopKGrad", "direct", lambda g, x: make_tensor(
+    "TopKGrad", [g, tf.constant(np.array([[1, 0], [2, 1]], np.int32)), x], g.dtype,
+    x.shape) * x, normal((2, 2), (2, 3)))
+case("TopKGather", "direct", lambda g: make_tensor(
+    "TopKGather", [g, tf.constant(np.array([[1, 0], [2, 1]], np.int32))], g.dtype, [2, 2]),
+    normal((2, 3)))
+
+# ------------------------------------------------------------------ nn composites
+case("MatMul", "xw_plus_b", tf.nn.xw_plus_b, normal((3, 4), (4, 2), (2,)),
+     unknown_shape_skip={"rank": _MATMUL_RANK})
+case("Conv2D", "depthwise_m2", lambda x, w: tf.nn.depthwise_conv2d(
+    x, w, [1, 1, 1, 1], "SAME"), normal((2, 5, 5, 3), (3, 3, 3, 2)),
+    unknown_shape_skip={"rank": "depthwise_conv2d needs the channel count statically "
+                                "(TF's DepthwiseConv2dNative needs the input rank)"})
+case("Conv2D", "depthwise_native_valid_s2", lambda x, w: tf.nn.depthwise_conv2d_native(
+    x, w, [1, 2, 2, 1], "VALID"), normal((1, 6, 6, 2), (2, 2, 2, 1)),
+    unknown_shape_skip={"rank": "needs the channel count statically"})
+case("Conv2D", "separable", lambda x, dw, pw: tf.nn.separable_conv2d(
+    x, dw, pw, [1, 1, 1, 1], "SAME"), normal((1, 4, 4, 2), (3, 3, 2, 2), (1, 1, 4, 3)),
+    unknown_shape_skip={"rank": "needs the channel count statically"})
+case("Pow", "lrn", lambda x: tf.nn.lrn(x, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75),
+     normal((2, 2, 2, 5)), unknown_shape_skip={"rank": "lrn needs the depth statically"})
+case("UnsortedSegmentSum", "embedding_lookup_sparse_mean", lambda p: tf.nn.embedding_lookup_sparse(
+    p, tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [0, 2, 1], [3, 2]), None), normal((4, 3)))
+case("UnsortedSegmentSum", "embedding_lookup_sparse_sqrtn_weighted",
+     lambda p: tf.nn.embedding_lookup_sparse(
+         p, tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [0, 2, 1], [2, 2]),
+         tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [0.5, 2.0, 1.0], [2, 2]),
+         combiner="sqrtn"), normal((4, 3)))
+case("StridedSlice", "strided_slice_masks", lambda x: tf.strided_slice(
+    x, [0, 1, 0], [2, 3, 1], [1, 1, 1], begin_mask=1, shrink_axis_mask=4), normal((3, 4, 2)))

@@ -12,3 +12,5 @@ from estimator_npu.engine.ops import control_ops  # noqa: F401
 from estimator_npu.engine.ops import script_ops  # noqa: F401
 from estimator_npu.engine.ops import clip_ops  # noqa: F401
 from estimator_npu.engine.ops import math_extra_ops  # noqa: F401
+from estimator_npu.engine.ops import scatter_ops  # noqa: F401
+from estimator_npu.engine.ops import nn_extra_ops  # noqa: F401
