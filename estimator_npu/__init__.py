@@ -77,6 +77,7 @@ from estimator_npu.engine.ops.math_extra_ops import (cumprod, cumsum, div_no_nan
                                                      einsum, norm)  # noqa: F401
 from estimator_npu import math  # noqa: F401,E402
 from estimator_npu import random  # noqa: F401,E402
+from estimator_npu import image  # noqa: F401,E402
 from estimator_npu.engine.ops.scatter_ops import (eye, gather_nd, scatter_add,  # noqa: E402
                                                   scatter_nd, scatter_sub, scatter_update,
                                                   segment_sum, unique, unique_with_counts,

@@ -150,3 +150,18 @@ case("UnsortedSegmentSum", "embedding_lookup_sparse_sqrtn_weighted",
          combiner="sqrtn"), normal((4, 3)))
 case("StridedSlice", "strided_slice_masks", lambda x: tf.strided_slice(
     x, [0, 1, 0], [2, 3, 1], [1, 1, 1], begin_mask=1, shrink_axis_mask=4), normal((3, 4, 2)))
+
+# ------------------------------------------------------------------ image resizing
+for _ac, _hp in ((False, False), (True, False), (False, True)):
+    _s = f"align{int(_ac)}_half{int(_hp)}"
+    case("Resize", "bilinear_up_" + _s, lambda x, a=_ac, h=_hp: tf.image.resize_bilinear(
+        x, [5, 7], align_corners=a, half_pixel_centers=h), normal((2, 3, 4, 2)))
+    case("Resize", "bilinear_down_" + _s, lambda x, a=_ac, h=_hp: tf.image.resize_bilinear(
+        x, [2, 3], align_corners=a, half_pixel_centers=h), normal((1, 5, 6, 1)))
+    case("Resize", "nearest_" + _s, lambda x, a=_ac, h=_hp: tf.image.resize_nearest_neighbor(
+        x, [5, 3], align_corners=a, half_pixel_centers=h), normal((1, 3, 4, 2)))
+case("Resize", "single_image", lambda x: tf.image.resize_bilinear(x, [4, 4]), normal((3, 2, 2)))
+case("ResizeGrad", "direct", lambda dy, x: make_tensor(
+    "ResizeGrad", [dy, x], dy.dtype, x.shape, {"size": (5, 7), "method": "bilinear",
+                                               "align_corners": False, "half_pixel": False})
+    * x, normal((1, 5, 7, 2), (1, 3, 4, 2)))

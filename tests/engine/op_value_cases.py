@@ -86,3 +86,38 @@ def variable_scatters(tf):
     with tf.control_dependencies([s]):
         d = tf.scatter_sub(b, [4], np.array([0.5], np.float32))
     return [d, u]
+
+
+IMG = R.uniform(0, 1, (2, 5, 7, 3)).astype(np.float32)
+IMG_U8 = (R.uniform(0, 255, (4, 6, 3))).astype(np.uint8)
+
+
+@case
+def image_resize(tf):
+    out = []
+    for size in ([8, 10], [3, 4], [5, 7], [1, 1]):
+        out += [tf.image.resize_bilinear(IMG, size),
+                tf.image.resize_bilinear(IMG, size, align_corners=True),
+                tf.image.resize_bilinear(IMG, size, half_pixel_centers=True),
+                tf.image.resize_nearest_neighbor(IMG, size),
+                tf.image.resize_nearest_neighbor(IMG, size, align_corners=True),
+                tf.image.resize_nearest_neighbor(IMG, size, half_pixel_centers=True)]
+    out += [tf.image.resize_images(IMG_U8, [7, 9]),
+            tf.image.resize_images(IMG_U8, [7, 9], method=tf.image.ResizeMethod.NEAREST_NEIGHBOR),
+            tf.image.resize_images(IMG, [3, 3], align_corners=True)]
+    return out
+
+
+@case
+def image_crops_and_colour(tf):
+    return [tf.image.central_crop(IMG[0], 0.5), tf.image.central_crop(IMG, 0.7),
+            tf.image.resize_image_with_crop_or_pad(IMG[0], 3, 9),
+            tf.image.resize_image_with_crop_or_pad(IMG, 8, 4),
+            tf.image.per_image_standardization(IMG[0]),
+            tf.image.per_image_standardization(IMG_U8),
+            tf.image.convert_image_dtype(IMG_U8, tf.float32),
+            tf.image.convert_image_dtype(IMG[0], tf.uint8),
+            tf.image.convert_image_dtype(IMG[0] * 1.5, tf.uint8, saturate=True),
+            tf.image.flip_left_right(IMG), tf.image.flip_up_down(IMG[0]),
+            tf.image.adjust_brightness(IMG[0], 0.2), tf.image.adjust_contrast(IMG, 1.7),
+            tf.image.adjust_contrast(IMG_U8, 0.5), tf.image.rgb_to_grayscale(IMG)]
