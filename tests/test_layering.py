@@ -5,8 +5,8 @@ Order, lowest first::
     errors, utils, datasets        (no project imports beyond each other)
     engine                          graph, ops, gradients, session
     core, distribute                protobuf import-path shim; collectives
-    data, train, losses             input pipelines; optimizers, checkpoints, summaries;
-                                    tf.losses
+    data, train, losses, layers     input pipelines; optimizers, checkpoints, summaries;
+                                    tf.losses; tf.layers functions and classes
     device                          the device loop (iterations_per_loop)
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
@@ -28,7 +28,7 @@ RANKS = {
     "errors": 0, "utils": 0, "datasets": 0,
     "engine": 1,
     "core": 2, "distribute": 2,
-    "data": 3, "train": 3, "losses": 3,
+    "data": 3, "train": 3, "losses": 3, "layers": 3,
     "device": 4,
     "hooks": 5,
     "estimator": 6,
@@ -41,6 +41,8 @@ ALLOWED = {
     ("train", "hooks"): "tf.train.SessionRunHook & co. are TF1 export paths; train/__init__ "
                         "re-exports them lazily (PEP 562 __getattr__), no train module uses them",
     ("train", "estimator"): "tf.train export paths, re-exported lazily as above",
+    ("engine", "layers"): "estimator_npu.engine.layers, the old path of the tf.layers "
+                          "functions, kept as a lazy alias (PEP 562) after they moved up",
 }
 
 
