@@ -129,6 +129,7 @@ def compile_plan(ctx, targets, feeds):
     lines = ["def _plan(" + ", ".join(fed[t] for t in feeds) + "):"]
     line_ops = {}
     var_reads = []
+    fresh = {}  # variable tensor -> its read expression, re-evaluated by each consumer
     counter = [0]
 
     def bind(obj):
@@ -144,6 +145,11 @@ def compile_plan(ctx, targets, feeds):
             if op.type == "VariableV2" and op not in initialized:
                 var_reads.append(ctx.store(op))
             names[op.outputs[0]] = v = f"v{op._id}"
+            if op.type == "VariableV2":
+                # A consumer reads the variable when it runs (TF1 ref semantics), so an
+                # update ordered before it by a control dependency is seen even when the
+                # update replaced the stored array.
+                fresh[op.outputs[0]] = expr
             lines.append(f"    {v} = {expr}")
             line_ops[len(lines)] = op
             continue
@@ -152,7 +158,7 @@ def compile_plan(ctx, targets, feeds):
             continue
         kernel = precision.adapt_kernel(op, kernel, ctx.precision_mode, memo)
         k = bind(kernel)
-        args = ", ".join(names[t] for t in op.inputs)
+        args = ", ".join(fresh.get(t) or names[t] for t in op.inputs)
         outs = [f"v{op._id}_{i}" for i in range(len(op.outputs))]
         for t, o in zip(op.outputs, outs):
             names[t] = o

@@ -105,7 +105,9 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         g = get_default_graph()
         g._check_not_finalized()
-        with g.name_scope(name or "Variable") as scope:
+        # As TF1's init_scope: a variable made inside control_dependencies(...) does not
+        # make its initializer wait for those ops.
+        with g.control_dependencies(None), g.name_scope(name or "Variable") as scope:
             base = scope[:-1]
             if callable(initial_value):
                 with g.name_scope("Initializer"):
