@@ -1,0 +1,1 @@
+"""``tf.contrib``: the TF1 contrib modules estimator_npu provides (layers, slim, ...)."""
