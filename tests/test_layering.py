@@ -33,6 +33,7 @@ RANKS = {
     "hooks": 5,
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
+    "contrib": 8,  # tf.contrib facades (re-exports), at the facade rank
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 
