@@ -5,8 +5,9 @@ Order, lowest first::
     errors, utils, datasets        (no project imports beyond each other)
     engine                          graph, ops, gradients, session
     core, distribute                protobuf import-path shim; collectives
-    data, train, losses, layers     input pipelines; optimizers, checkpoints, summaries;
-                                    tf.losses; tf.layers functions and classes
+    data, train, losses, layers,    input pipelines; optimizers, checkpoints, summaries;
+    images                          tf.losses; tf.layers functions and classes; tf.image
+                                    transforms
     device                          the device loop (iterations_per_loop)
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
@@ -28,7 +29,7 @@ RANKS = {
     "errors": 0, "utils": 0, "datasets": 0,
     "engine": 1,
     "core": 2, "distribute": 2,
-    "data": 3, "train": 3, "losses": 3, "layers": 3,
+    "data": 3, "train": 3, "losses": 3, "layers": 3, "images": 3,
     "device": 4,
     "hooks": 5,
     "estimator": 6,

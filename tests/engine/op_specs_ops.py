@@ -165,3 +165,23 @@ case("ResizeGrad", "direct", lambda dy, x: make_tensor(
     "ResizeGrad", [dy, x], dy.dtype, x.shape, {"size": (5, 7), "method": "bilinear",
                                                "align_corners": False, "half_pixel": False})
     * x, normal((1, 5, 7, 2), (1, 3, 4, 2)))
+
+# ------------------------------------------------------------------ computed shapes
+def _n(x):
+    return tf.shape(x)[0]
+
+
+case("FillDynamic", "value", lambda v, x: tf.fill([_n(x), 3], v) * x[:, :1],
+     normal((), (2, 4)))
+case("TileDynamic", "batch_multiple", lambda x: tf.tile(x, [_n(x) - 1, 2]), normal((3, 2)))
+case("TileDynamicGrad", "direct", lambda dy, x: make_tensor(
+    "TileDynamicGrad", [dy, x, tf.shape(x) * 0 + tf.constant([2, 1])], dy.dtype, x.shape) * x,
+    normal((4, 3), (2, 3)))
+case("SliceDynamic", "computed_size", lambda x: tf.slice(x, [1, 0], [_n(x) - 1, -1]),
+     normal((3, 4)))
+case("SliceDynamicGrad", "direct", lambda dy, x: make_tensor(
+    "SliceDynamicGrad", [dy, x, tf.constant([1, 0]), tf.shape(x) - tf.constant([1, 0])],
+    dy.dtype, x.shape) * x, normal((2, 4), (3, 4)))
+case("ReshapeDynamic", "batch_minus_one", lambda x: tf.reshape(x, [_n(x), -1]),
+     normal((2, 3, 4)))
+case("GatherV2", "tensor_index_axis1", lambda x: x[:, _n(x) - 2], normal((3, 4)))

@@ -207,3 +207,17 @@ def gather_and_friends(tf):
     return [tf.gather(params, ids), tf.gather(params, [0, 1], axis=1),
             tf.nn.embedding_lookup(params, ids), tf.boolean_mask(params, params[:, 0] > 0.5),
             tf.where(params > 0.5)], {params: _val(4, 5), ids: np.array([[0, 1]], np.int32)}
+
+
+@case
+def computed_shapes(tf):
+    x = _ph(tf, [None, 4, 6])
+    n = tf.shape(x)[0]
+    return [tf.reshape(x, [n, -1]), tf.reshape(x, tf.shape(x)), tf.zeros([n, 3]),
+            tf.zeros(tf.shape(x)), tf.ones(tf.stack([n, 2])), tf.fill([n, 2], 1.5),
+            tf.random_normal([n, 5]), tf.random_uniform([n, 2], 0, 3),
+            tf.truncated_normal(tf.shape(x)), tf.tile(x, [n, 1, 1]),
+            tf.slice(x, [0, 0, 0], [n, 2, -1]), tf.range(n),
+            tf.reshape(x, tf.concat([tf.shape(x)[:1], [24]], 0)), x[:, tf.constant(1)],
+            x[:, n - 1], tf.reduce_sum(x, axis=tf.constant(1)),
+            tf.nn.dropout(x, 0.5, noise_shape=[n, 1, 6])], {x: _val(3, 4, 6)}

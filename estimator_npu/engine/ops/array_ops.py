@@ -57,12 +57,11 @@ register("Rank", kernel=simple(lambda x: np.array(np.ndim(x), dtype=np.int32)),
 def reshape(tensor, shape, name=None):
     """Reshapes ``tensor`` to ``shape`` (one dim may be -1)."""
     x = convert_to_tensor(tensor)
+    from estimator_npu.engine.ops import dynamic_shape
+    if dynamic_shape.is_dynamic(shape):  # the shape TF1 infers from a computed shape
+        s, partial = dynamic_shape.shape_tensor(shape, "Reshape")
+        return make_tensor("ReshapeDynamic", [x, s], x.dtype, partial, name=name)
     dims = _static_ints(shape, "shape", "Reshape")
-    if dims is None:
-        s = convert_to_tensor(shape)
-        return make_tensor("ReshapeDynamic", [x, s], x.dtype, [None] * (s.shape[0] or 0)
-                           if s.shape.ndims == 1 and s.shape[0] is not None else None,
-                           name=name)
     if sum(1 for d in dims if d == -1) > 1:
         raise ValueError(f"Reshape: at most one dimension may be -1, got {dims}")
     n = x.shape.num_elements()
@@ -308,6 +307,9 @@ register("Split", kernel=_split_kernel,
 
 # ------------------------------------------------------------------ creation
 def fill(dims, value, name=None):
+    dyn = _fill_dynamic(dims, value, None, name)
+    if dyn is not None:
+        return dyn
     d = _static_ints(dims, "dims", "Fill")
     v = convert_to_tensor(value)
     if d is None:
@@ -324,12 +326,25 @@ def reduce_all_sum(x):
     return reduce_sum(x)
 
 
+def _fill_dynamic(shape, value, dtype, name):
+    from estimator_npu.engine.ops import dynamic_shape
+    if not dynamic_shape.is_dynamic(shape):
+        return None
+    return dynamic_shape.fill_dynamic(shape, value, dtype=dtype, name=name)
+
+
 def zeros(shape, dtype=dtypes.float32, name=None):
+    dyn = _fill_dynamic(shape, 0, dtype, name or "zeros")
+    if dyn is not None:
+        return dyn
     d = _static_ints(shape, "shape", "zeros")
     return constant(0, dtype=dtype, shape=d, name=name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
+    dyn = _fill_dynamic(shape, 1, dtype, name or "ones")
+    if dyn is not None:
+        return dyn
     d = _static_ints(shape, "shape", "ones")
     return constant(1, dtype=dtype, shape=d, name=name or "ones")
 
@@ -362,6 +377,9 @@ register("OnesLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if limit is None:
         start, limit = 0, start
+    if any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in (start, limit, delta)):
+        from estimator_npu.engine.ops import dynamic_shape
+        return dynamic_shape.range_dynamic(start, limit, delta, dtype, name=name)
     arr = np.arange(start, limit, delta)
     return constant(arr, dtype=dtype or (dtypes.int32 if arr.dtype.kind == "i" else None),
                     name=name)
@@ -471,6 +489,9 @@ register("Unpad", kernel=lambda op, ctx: (lambda x, _p=op.attrs["pads"]: x[tuple
 
 def tile(input, multiples, name=None):  # noqa: A002
     x = convert_to_tensor(input)
+    from estimator_npu.engine.ops import dynamic_shape
+    if dynamic_shape.is_dynamic(multiples):
+        return dynamic_shape.tile_dynamic(x, multiples, name=name)
     m = _static_ints(multiples, "multiples", "Tile")
     if m is None:
         raise TypeError(f"tile: multiples must be known when the graph is built (a list of "

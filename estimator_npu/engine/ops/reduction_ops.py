@@ -22,7 +22,10 @@ def _norm_axis(axis, reduction_indices, ndims, op_name):
     if axis is None:
         return None
     if isinstance(axis, Tensor):
-        raise TypeError(f"{op_name}: axis must be a Python int or list of ints, not a Tensor")
+        if axis.op.type != "Const":
+            raise TypeError(f"{op_name}: axis must be a Python int, a list of ints or a "
+                            "constant, not a computed Tensor")
+        axis = np.asarray(axis.op.attrs["value"]).tolist()
     axes = [int(a) for a in (axis if isinstance(axis, (list, tuple, np.ndarray)) else [axis])]
     if ndims is not None:
         for a in axes:
