@@ -17,3 +17,6 @@ from estimator_npu.engine.ops.nn_ops import (in_top_k, l2_normalize, log_softmax
                                              softmax, softplus)
 from estimator_npu.engine.ops.scatter_ops import (segment_sum,  # noqa: F401
                                                   unsorted_segment_sum)
+from estimator_npu.engine.ops.composites import (confusion_matrix, count_nonzero,  # noqa: F401
+                                                 log_sigmoid, reduce_logsumexp, reduce_std,
+                                                 reduce_variance)

@@ -12,3 +12,6 @@ from estimator_npu.engine.ops.nn_extra_ops import (convolution, depthwise_conv2d
                                                    depthwise_conv2d_native,
                                                    embedding_lookup_sparse, local_response_normalization,
                                                    lrn, separable_conv2d, top_k, xw_plus_b)
+from estimator_npu.engine.ops.composites import (atrous_conv2d, conv1d, crelu,  # noqa: F401
+                                                 log_sigmoid, relu_layer, selu, softsign,
+                                                 swish, weighted_cross_entropy_with_logits)

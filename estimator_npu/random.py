@@ -6,3 +6,4 @@ from estimator_npu.engine.ops.random_ops import random_uniform as uniform  # noq
 from estimator_npu.engine.ops.random_ops import truncated_normal  # noqa: F401
 from estimator_npu.engine.ops.random_ops import (random_normal, random_shuffle,  # noqa: F401
                                                  random_uniform)
+from estimator_npu.engine.ops.composites import categorical, multinomial  # noqa: F401

@@ -185,3 +185,12 @@ case("SliceDynamicGrad", "direct", lambda dy, x: make_tensor(
 case("ReshapeDynamic", "batch_minus_one", lambda x: tf.reshape(x, [_n(x), -1]),
      normal((2, 3, 4)))
 case("GatherV2", "tensor_index_axis1", lambda x: x[:, _n(x) - 2], normal((3, 4)))
+
+# ------------------------------------------------------------------ composites
+case("Exp", "reduce_logsumexp_axis1", lambda x: tf.reduce_logsumexp(x, axis=1), normal((3, 4)))
+case("Exp", "reduce_logsumexp_all", tf.reduce_logsumexp, normal((2, 3)))
+case("Softplus", "weighted_cross_entropy", lambda x: tf.nn.weighted_cross_entropy_with_logits(
+    labels=tf.constant(np.eye(3)[[0, 2, 1]]), logits=x, pos_weight=2.0),
+    normal((3, 3), scale=2.0))
+case("Conv2D", "conv1d", lambda x, w: tf.nn.conv1d(x, w, 2, "SAME"),
+     normal((2, 7, 3), (3, 3, 2)), unknown_shape_skip={"rank": "conv1d needs the rank"})

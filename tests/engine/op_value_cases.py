@@ -16,6 +16,7 @@ def case(fn):
 
 @case
 def nn_extras(tf):
+    R = np.random.RandomState(8)
     w = R.normal(0, 1, (3, 3, 3, 2)).astype(np.float32)
     pw = R.normal(0, 1, (1, 1, 6, 4)).astype(np.float32)
     wt = R.normal(0, 1, (3, 3, 4, 3)).astype(np.float32)
@@ -121,3 +122,23 @@ def image_crops_and_colour(tf):
             tf.image.flip_left_right(IMG), tf.image.flip_up_down(IMG[0]),
             tf.image.adjust_brightness(IMG[0], 0.2), tf.image.adjust_contrast(IMG, 1.7),
             tf.image.adjust_contrast(IMG_U8, 0.5), tf.image.rgb_to_grayscale(IMG)]
+
+
+@case
+def composites(tf):
+    v = np.array([[1.0, -2.0, 0.0, 3.0], [0.5, 0.0, -1.5, 2.0]], np.float32)
+    lab = np.array([[1, 0, 1, 1], [0, 0, 1, 0]], np.float32)
+    r = np.random.RandomState(3)  # its own stream: cases run in any order
+    w1 = r.normal(0, 1, (3, 3, 2)).astype(np.float32)
+    seq = r.normal(0, 1, (2, 7, 3)).astype(np.float32)
+    return [tf.reduce_logsumexp(v), tf.reduce_logsumexp(v, axis=1),
+            tf.reduce_logsumexp(v, axis=0, keepdims=True), tf.math.reduce_variance(v, 1),
+            tf.math.reduce_std(v), tf.count_nonzero(v), tf.count_nonzero(v, axis=1),
+            tf.math.log_sigmoid(v), tf.nn.selu(v), tf.nn.swish(v), tf.nn.softsign(v),
+            tf.nn.crelu(v), tf.nn.relu_layer(v, v.T, np.ones(2, np.float32)),
+            tf.nn.weighted_cross_entropy_with_logits(labels=lab, logits=v, pos_weight=2.5),
+            tf.confusion_matrix([0, 1, 2, 1], [0, 2, 2, 1]),
+            tf.confusion_matrix([0, 1, 1], [1, 1, 0], num_classes=3,
+                                weights=[1.0, 2.0, 0.5], dtype=tf.float32),
+            tf.nn.conv1d(seq, w1, 2, "SAME"), tf.nn.conv1d(seq, w1, 1, "VALID"),
+            tf.nn.atrous_conv2d(X, np.ones((2, 2, 3, 1), np.float32), 2, "SAME")]

@@ -60,3 +60,15 @@ def test_random_brightness_and_contrast_stay_in_range():
                 mean = x.mean(axis=(0, 1))
                 f = (vc - mean) / (x - mean)
                 assert 0.5 - 1e-3 <= np.median(f) <= 1.5 + 1e-3
+
+
+def test_multinomial_samples_follow_the_softmax():
+    g, ctx = _graph()
+    with ctx:
+        logits = np.log(np.array([[0.2, 0.5, 0.3], [0.9, 0.05, 0.05]], np.float32))
+        s = tf.random.categorical(logits, 4000, seed=2)
+        assert s.shape == [2, 4000] and s.dtype == tf.int64
+        with tf.Session() as sess:
+            v = sess.run(s)
+        freq = np.stack([np.bincount(row, minlength=3) / 4000.0 for row in v])
+        np.testing.assert_allclose(freq, np.exp(logits), atol=0.03)

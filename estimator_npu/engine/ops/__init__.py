@@ -16,3 +16,4 @@ from estimator_npu.engine.ops import scatter_ops  # noqa: F401
 from estimator_npu.engine.ops import nn_extra_ops  # noqa: F401
 from estimator_npu.engine.ops import image_ops  # noqa: F401
 from estimator_npu.engine.ops import dynamic_shape  # noqa: F401
+from estimator_npu.engine.ops import composites  # noqa: F401

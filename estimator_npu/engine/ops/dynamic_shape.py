@@ -1,13 +1,13 @@
 """Shapes computed at run time (``[tf.shape(x)[0], -1]``, ``tf.shape(y)``): one helper turns
 them into an int32 shape tensor plus the partial static shape TF1 infers from it, and the
-ops that take such a shape (fill, random, tile, slice, range) have ``*Dynamic`` variants.
-"""
+ops that take such a shape (fill, random, tile, slice, range) have ``*Dynamic`` variants."""
 import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_tensor
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple
+from estimator_npu.engine.ops.reduction_ops import reduce_sum as _reduce_sum
 from estimator_npu.engine.shape import TensorShape
 
 
@@ -94,13 +94,7 @@ def fill_dynamic(shape, value, dtype=None, name=None):
 
 
 register("FillDynamic", kernel=simple(lambda s, v: np.full(tuple(int(d) for d in s), v)),
-         grad=lambda op, dy: [None, _sum_all(dy)])
-
-
-def _sum_all(x):
-    from estimator_npu.engine.ops.math_ops import reduce_sum
-    return reduce_sum(x)
-
+         grad=lambda op, dy: [None, _reduce_sum(dy)])
 
 def random_dynamic(op_type, shape, dtype, seed, name, **attrs):
     from estimator_npu.engine.ops.random_ops import get_seed

@@ -37,6 +37,3 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,  #
         from estimator_npu.engine.ops.core import identity
         out = identity(out, name=name)
     return out
-
-
-
