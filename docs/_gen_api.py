@@ -27,6 +27,10 @@ MODULES = [
     ("estimator_npu", "The TF1 `tf` namespace: `import estimator_npu as tf`."),
     ("estimator_npu.nn", "`tf.nn`: activations, losses, convolution, pooling, normalization."),
     ("estimator_npu.layers", "`tf.layers`: functional layers that create their variables."),
+    ("estimator_npu.losses", "`tf.losses`: TF1 loss functions, reductions, loss collections."),
+    ("estimator_npu.math", "`tf.math`: the math namespace."),
+    ("estimator_npu.random", "`tf.random`: the random-op namespace."),
+    ("estimator_npu.image", "`tf.image`: resizing, crops, flips, colour and dtype conversion."),
     ("estimator_npu.train", "`tf.train`: optimizers, schedules, global step, checkpoints, "
                             "hooks and monitored sessions."),
     ("estimator_npu.data", "`tf.data`: input pipelines and iterators."),

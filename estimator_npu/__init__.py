@@ -83,6 +83,23 @@ from estimator_npu.engine.ops.clip_ops import (clip_by_global_norm, clip_by_norm
 from estimator_npu import estimator  # noqa: F401,E402
 from estimator_npu import metrics  # noqa: F401,E402
 from estimator_npu import layers  # noqa: F401,E402
+from estimator_npu import losses  # noqa: F401,E402
+from estimator_npu.engine.ops.math_extra_ops import (cumprod, cumsum, div_no_nan,  # noqa: E402
+                                                     einsum, norm)  # noqa: F401
+from estimator_npu import math  # noqa: F401,E402
+from estimator_npu import random  # noqa: F401,E402
+from estimator_npu import image  # noqa: F401,E402
+from estimator_npu.engine.ops.scatter_ops import (eye, gather_nd, scatter_add,  # noqa: E402
+                                                  scatter_nd, scatter_sub, scatter_update,
+                                                  segment_sum, unique, unique_with_counts,
+                                                  unsorted_segment_sum)  # noqa: F401
+from estimator_npu.engine.ops.strided_slice import strided_slice  # noqa: F401,E402
+from estimator_npu.engine.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402,F401
+from estimator_npu.engine.ops.composites import (confusion_matrix, count_nonzero,  # noqa
+                                                 multinomial, reduce_logsumexp)
+from estimator_npu.engine.ops.image_ops import random_crop  # noqa: F401,E402
+from estimator_npu.engine.ops.math_ops import argmax as arg_max  # noqa: F401,E402
+from estimator_npu.engine.ops.math_ops import argmin as arg_min  # noqa: F401,E402
 from estimator_npu import npu  # noqa: F401,E402
 from estimator_npu import mixed_precision  # noqa: F401,E402
 from estimator_npu.train.summary_ops import Summary  # noqa: F401,E402

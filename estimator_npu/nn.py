@@ -12,3 +12,10 @@ from estimator_npu.rnn import cells as rnn_cell  # noqa: F401,E402 - tf.nn.rnn_c
 from estimator_npu.engine.ops.sequence_ops import reverse_sequence  # noqa: F401,E402
 from estimator_npu.rnn.dynamic import (bidirectional_dynamic_rnn, dynamic_rnn,  # noqa: F401,E402
                                    static_bidirectional_rnn, static_rnn)
+from estimator_npu.engine.ops.nn_extra_ops import (convolution, depthwise_conv2d,  # noqa: F401
+                                                   depthwise_conv2d_native,
+                                                   embedding_lookup_sparse, local_response_normalization,
+                                                   lrn, separable_conv2d, top_k, xw_plus_b)
+from estimator_npu.engine.ops.composites import (atrous_conv2d, conv1d, crelu,  # noqa: F401
+                                                 log_sigmoid, relu_layer, selu, softsign,
+                                                 swish, weighted_cross_entropy_with_logits)

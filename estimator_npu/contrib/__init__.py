@@ -1,1 +1,1 @@
-"""``tf.contrib``: TF1 contrib names mapped onto estimator_npu."""
+"""``tf.contrib``: the TF1 contrib modules estimator_npu provides (layers, slim, ...)."""

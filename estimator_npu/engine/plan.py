@@ -229,13 +229,20 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
     lines = ["def _plan(" + ", ".join(fed_names[t] for t in feeds) + "):"]
     line_ops = {}
     var_reads = []
+    fresh = {}  # variable tensor -> its read expression
+    stale = set()  # variable reads that a stateful op emitted since may have replaced
     ident = names["__idents__"]
     for s in steps:
         op = s.op
         comment = f"  # {op.type} {op.name}"
         if s.inline is not None:
-            if registry.get(op.type).reads_variable and op not in initialized:
-                var_reads.append(ctx.store(op))
+            if registry.get(op.type).reads_variable:
+                if op not in initialized:
+                    var_reads.append(ctx.store(op))
+                # A consumer reads the variable when it runs (TF1 ref semantics): after
+                # a stateful op (an update ordered before it by a control dependency,
+                # which may have replaced the stored array) it re-reads the store.
+                fresh[op.outputs[0]] = s.inline
             v = ident.make("t_", op.name)
             names[op.outputs[0]] = v
             lines.append(f"    {v} = {s.inline}{comment}")
@@ -243,7 +250,9 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
             continue
         k = ident.make("k_", op.name)
         ns[k] = s.kernel
-        args = ", ".join(names[t] for t in op.inputs)
+        args = ", ".join(fresh[t] if t in stale else names[t] for t in op.inputs)
+        if registry.get(op.type).stateful:
+            stale.update(fresh)
         if len(op.outputs) == 1:
             outs = [ident.make("t_", op.name)]
         else:

@@ -21,7 +21,12 @@ def lstm_block(x, c, h, kernel, bias, forget_bias, name="lstm_block"):
     """One fused LSTM step; returns ``(new_c, new_h)``."""
     from estimator_npu.engine.ops.core import convert_to_tensor
     x, c, h, kernel, bias = [convert_to_tensor(t) for t in (x, c, h, kernel, bias)]
-    units = kernel.shape.dims[1] // 4
+    units = None  # from the kernel's static shape, else from the state's
+    if kernel.shape.dims is not None and kernel.shape.dims[-1] is not None:
+        units = kernel.shape.dims[-1] // 4
+    for t in (c, h):
+        if units is None and t.shape.dims and t.shape.dims[-1] is not None:
+            units = t.shape.dims[-1]
     batch = None
     for t in (x, c, h):  # the most specific batch size any input knows
         if t.shape.dims and t.shape.dims[0] is not None:
@@ -31,7 +36,7 @@ def lstm_block(x, c, h, kernel, bias, forget_bias, name="lstm_block"):
             raise ValueError(f"{name}: state {what} {t.name} has shape {t.shape}, expected "
                              f"[batch, {units}]")
     spec = [(x.dtype, TensorShape([batch, units])), (x.dtype, TensorShape([batch, units])),
-            (x.dtype, TensorShape([batch, 4 * units])), (x.dtype, TensorShape([batch, units]))]
+            (x.dtype, TensorShape([batch, None if units is None else 4 * units])), (x.dtype, TensorShape([batch, units]))]
     op = make_op("LSTMBlock", [x, c, h, kernel, bias], spec,
                  {"forget_bias": float(forget_bias)}, name=name)
     return op.outputs[0], op.outputs[1]

@@ -27,6 +27,11 @@ from estimator_npu.train.learning_rate_decay import (cosine_decay, exponential_d
 from estimator_npu.train.meta_graph import (export_meta_graph, import_meta_graph,  # noqa
                                             write_graph)
 from estimator_npu.train.optimizer import Optimizer  # noqa: F401
+from estimator_npu.train.optimizers_extra import (AdadeltaOptimizer, FtrlOptimizer,  # noqa
+                                                  ProximalAdagradOptimizer)
+from estimator_npu.train.moving_averages import ExponentialMovingAverage  # noqa: F401
+from estimator_npu.train.cosine_schedules import (cosine_decay_restarts,  # noqa: F401
+                                                  linear_cosine_decay)
 from estimator_npu.train.optimizers import (AdagradOptimizer, AdamOptimizer,  # noqa: F401
                                             GradientDescentOptimizer, LAMBOptimizer,
                                             MomentumOptimizer, RMSPropOptimizer)

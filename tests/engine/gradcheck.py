@@ -51,6 +51,8 @@ class GradCheckError(AssertionError):
 def _placeholder_shape(shape, dynamic):
     if dynamic == "rank":
         return None
+    if dynamic == "batch":
+        return [None] + list(shape[1:]) if len(shape) else []
     if dynamic:
         return [None] * len(shape)
     return list(shape)
@@ -67,8 +69,9 @@ def check_grads(build, inputs, rng, eps=1e-6, rtol=1e-6, atol=1e-8, order=1, dyn
         eps: finite-difference step.
         rtol, atol: tolerance of ``|analytic - numeric| <= atol + rtol * |numeric|``.
         order: 1, or 2 to also check second derivatives (gradients of gradients).
-        dynamic: feed through placeholders with unknown dims (``True``) or unknown rank
-            (``"rank"``) so the shape-generic gradient paths are exercised.
+        dynamic: feed through placeholders with unknown dims (``True``), an unknown first
+            dim (``"batch"``: ``[None, ...]``) or unknown rank (``"rank"``: ``shape=None``)
+            so the shape-generic gradient paths are exercised.
         variables: make the inputs ``tf.Variable``s (values set with ``Variable.load``)
             instead of placeholders, differentiating with respect to the variables.
 

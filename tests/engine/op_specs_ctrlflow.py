@@ -223,12 +223,16 @@ def _bidi_case(x, y):
     return fw + bw
 
 
+_RNN_RANK = {"rank": "TF1's RNN cells size their kernels from the input depth, so "
+                     "dynamic_rnn needs inputs of known rank and depth (as in TF)"}
 case("While", "dynamic_rnn_lstm_peephole_proj", _lstm_case,
-     lambda rng: [rng.standard_normal((2, 3, 2)), 0.5 * rng.standard_normal((2, 3))])
+     lambda rng: [rng.standard_normal((2, 3, 2)), 0.5 * rng.standard_normal((2, 3))],
+     unknown_shape_skip=_RNN_RANK)
 case("While", "dynamic_rnn_multi_gru_time_major", _gru_case,
      lambda rng: [rng.standard_normal((4, 2, 3)), 0.5 * rng.standard_normal((2, 3))],
-     dynamic=True)
-case("While", "bidirectional_rnn", _bidi_case, normal((2, 3, 2), (2, 3, 2)))
+     dynamic=True, unknown_shape_skip=_RNN_RANK)
+case("While", "bidirectional_rnn", _bidi_case, normal((2, 3, 2), (2, 3, 2)),
+     unknown_shape_skip=_RNN_RANK)
 
 
 def _lstm_block(x, h):

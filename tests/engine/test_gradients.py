@@ -33,32 +33,75 @@ gradcheck = _load(HERE / "gradcheck.py")
 SPEC_FILES = sorted(HERE.glob("op_specs_*.py"))
 
 
+# Every case also runs with its inputs fed through placeholders of ``[None, ...]`` shape
+# ("batch") and of fully unknown shape (``shape=None``, "rank"). A case opts out of a variant
+# only with a stated reason: ``unknown_shape_skip={"rank": "why", "batch": "why"}`` (or one
+# string for both) in its options, or an entry ``"<file>-<op>-<case>": {...}`` in a spec
+# file's ``UNKNOWN_SHAPE_SKIPS`` dict (for cases of another file).
+VARIANTS = ("batch", "rank")
+
+
+def _skip_reasons(options):
+    skip = options.get("unknown_shape_skip") or {}
+    if isinstance(skip, str):
+        skip = {v: skip for v in VARIANTS}
+    return skip
+
+
 def _all_cases():
-    cases = []
+    cases, variant_cases, opt_outs = [], [], []
+    external = {}
+    for path in SPEC_FILES:
+        external.update(getattr(_load(path), "UNKNOWN_SHAPE_SKIPS", {}))
     for path in SPEC_FILES:
         for entry in _load(path).CASES:
             op_type, case_id, build, make_inputs = entry[:4]
             options = dict(entry[4]) if len(entry) > 4 else {}
+            stem = path.stem[len('op_specs_'):]
+            skip = dict(_skip_reasons(options))
+            skip.update(_skip_reasons({"unknown_shape_skip":
+                                       external.get(f"{stem}-{op_type}-{case_id}")}))
+            options.pop("unknown_shape_skip", None)
             cases.append(pytest.param(op_type, build, make_inputs, options,
-                                      id=f"{path.stem[len('op_specs_'):]}-{op_type}-{case_id}"))
-    return cases
+                                      id=f"{stem}-{op_type}-{case_id}"))
+            for variant in VARIANTS:
+                if variant in skip:
+                    opt_outs.append((op_type, variant, skip[variant]))
+                    continue
+                if options.get("variables"):
+                    continue
+                opts = dict(options, dynamic=variant)
+                variant_cases.append(pytest.param(
+                    op_type, build, make_inputs, opts,
+                    id=f"{stem}-{op_type}-{case_id}-{variant}"))
+    return cases, variant_cases, opt_outs
 
 
-CASES = _all_cases()
+CASES, VARIANT_CASES, OPT_OUTS = _all_cases()
 
 
 def _rng_for(request):
     return np.random.default_rng(zlib.crc32(request.node.callspec.id.encode()))
 
 
-@pytest.mark.parametrize("op_type, build, make_inputs, options", CASES)
-def test_op_gradient_matches_finite_differences(request, op_type, build, make_inputs,
-                                                options):
+def _run_case(request, op_type, build, make_inputs, options):
     rng = _rng_for(request)
     inputs = make_inputs(rng)
     checked = gradcheck.check_grads(build, inputs, rng, **options)
     built = {op.type for op in checked.forward_ops}
     assert op_type in built, f"the case built no {op_type} op (built: {sorted(built)})"
+
+
+@pytest.mark.parametrize("op_type, build, make_inputs, options", CASES)
+def test_op_gradient_matches_finite_differences(request, op_type, build, make_inputs,
+                                                options):
+    _run_case(request, op_type, build, make_inputs, options)
+
+
+@pytest.mark.parametrize("op_type, build, make_inputs, options", VARIANT_CASES)
+def test_op_gradient_with_unknown_static_shapes(request, op_type, build, make_inputs,
+                                                options):
+    _run_case(request, op_type, build, make_inputs, options)
 
 
 def test_every_differentiable_op_has_a_case():
@@ -72,6 +115,20 @@ def test_every_differentiable_op_has_a_case():
     missing = [t for t in types if registry.get(t).differentiable and t not in covered]
     assert not missing, ("differentiable op types without a gradient case in "
                          f"tests/engine/op_specs_*.py: {missing}")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_differentiable_op_has_an_unknown_shape_case(variant):
+    """Each differentiable op has a case fed through ``variant`` placeholders, or opts out
+    of it with a stated reason."""
+    bad = [(op, v) for op, v, why in OPT_OUTS if not (isinstance(why, str) and why.strip())]
+    assert not bad, f"unknown-shape opt-outs without a reason: {bad}"
+    covered = {p.values[0] for p in VARIANT_CASES if p.values[3]["dynamic"] == variant}
+    covered |= {op for op, v, _ in OPT_OUTS if v == variant}
+    types = registry.registered_types()
+    missing = [t for t in types if registry.get(t).differentiable and t not in covered]
+    assert not missing, (f"differentiable op types without a {variant!r} unknown-shape "
+                         f"gradient case: {missing}")
 
 
 def test_gradcheck_catches_a_wrong_gradient():

@@ -1,4 +1,4 @@
-"""Tests for the ``tf.layers`` helpers (``estimator_npu/engine/layers.py``)."""
+"""Tests for the ``tf.layers`` helpers (``estimator_npu/layers/functional.py``)."""
 import numpy as np
 import pytest
 

@@ -57,12 +57,11 @@ register("Rank", kernel=simple(lambda x: np.array(np.ndim(x), dtype=np.int32)),
 def reshape(tensor, shape, name=None):
     """Reshapes ``tensor`` to ``shape`` (one dim may be -1)."""
     x = convert_to_tensor(tensor)
+    from estimator_npu.engine.ops import dynamic_shape
+    if dynamic_shape.is_dynamic(shape):  # the shape TF1 infers from a computed shape
+        s, partial = dynamic_shape.shape_tensor(shape, "Reshape")
+        return make_tensor("ReshapeDynamic", [x, s], x.dtype, partial, name=name)
     dims = _static_ints(shape, "shape", "Reshape")
-    if dims is None:
-        s = convert_to_tensor(shape)
-        return make_tensor("ReshapeDynamic", [x, s], x.dtype, [None] * (s.shape[0] or 0)
-                           if s.shape.ndims == 1 and s.shape[0] is not None else None,
-                           name=name)
     if sum(1 for d in dims if d == -1) > 1:
         raise ValueError(f"Reshape: at most one dimension may be -1, got {dims}")
     n = x.shape.num_elements()
@@ -122,6 +121,8 @@ def _expand_dims_kernel(op, ctx):
     axis = op.attrs["axis"]
     if op.inputs[0].shape.ndims is not None and axis == op.inputs[0].shape.ndims:
         return lambda x: x[..., None]
+    if axis < 0:  # unknown rank at build time: -1 means after the last dim, as in TF
+        return lambda x: np.expand_dims(x, axis)
     return lambda x: x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
@@ -158,8 +159,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     x = convert_to_tensor(a)
     nd = x.shape.ndims
     if perm is None:
-        if nd is None:
-            raise ValueError("transpose: perm is required when the rank is unknown")
+        if nd is None:  # reverse the dims, whatever the rank turns out to be
+            return make_tensor("Transpose", [x], x.dtype, None, {"axes": None}, name=name)
         perm = list(builtins_range(nd))[::-1]
     perm = tuple(int(p) for p in perm)
     if nd is not None and sorted(perm) != list(builtins_range(nd)):
@@ -170,7 +171,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
 
 
 register("Transpose", kernel=with_attrs(np.transpose, "axes"),
-         grad=lambda op, dy: [transpose(dy, list(np.argsort(op.attrs["axes"])))],
+         grad=lambda op, dy: [transpose(dy, None if op.attrs["axes"] is None else
+                                        list(np.argsort(op.attrs["axes"])))],
          may_alias=True)
 
 
@@ -270,7 +272,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         if dim is not None and sum(sizes) != dim:
             raise ValueError(f"split: sizes {sizes} do not sum to dimension {axis} of size "
                              f"{dim}")
-        attrs = {"axis": axis, "sections": list(np.cumsum(sizes)[:-1])}
+        if -1 in sizes:  # the dim is unknown until run time: resolve the -1 there
+            attrs = {"axis": axis, "sections": None, "sizes": tuple(sizes)}
+            sizes = [None if s == -1 else s for s in sizes]
+        else:
+            attrs = {"axis": axis, "sections": list(np.cumsum(sizes)[:-1])}
     specs = []
     for s in sizes:
         d = list(x.shape.dims) if nd is not None else None
@@ -280,8 +286,20 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     return list(make_op("Split", [x], specs, attrs, name=name).outputs)
 
 
-register("Split", kernel=lambda op, ctx: (lambda x, _s=op.attrs["sections"], _a=op.attrs["axis"]:
-                                          tuple(np.split(x, _s, axis=_a))),
+def _split_kernel(op, ctx):
+    sections, axis = op.attrs["sections"], op.attrs["axis"]
+    if sections is None:
+        sizes = op.attrs["sizes"]
+
+        def split_sizes(x):
+            known = list(sizes)
+            known[known.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+            return tuple(np.split(x, np.cumsum(known)[:-1], axis=axis))
+        return split_sizes
+    return lambda x: tuple(np.split(x, sections, axis=axis))
+
+
+register("Split", kernel=_split_kernel,
          grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
                                         for d, t in zip(dys, op.outputs)], op.attrs["axis"])],
          may_alias=True)
@@ -289,6 +307,9 @@ register("Split", kernel=lambda op, ctx: (lambda x, _s=op.attrs["sections"], _a=
 
 # ------------------------------------------------------------------ creation
 def fill(dims, value, name=None):
+    dyn = _fill_dynamic(dims, value, None, name)
+    if dyn is not None:
+        return dyn
     d = _static_ints(dims, "dims", "Fill")
     v = convert_to_tensor(value)
     if d is None:
@@ -305,12 +326,25 @@ def reduce_all_sum(x):
     return reduce_sum(x)
 
 
+def _fill_dynamic(shape, value, dtype, name):
+    from estimator_npu.engine.ops import dynamic_shape
+    if not dynamic_shape.is_dynamic(shape):
+        return None
+    return dynamic_shape.fill_dynamic(shape, value, dtype=dtype, name=name)
+
+
 def zeros(shape, dtype=dtypes.float32, name=None):
+    dyn = _fill_dynamic(shape, 0, dtype, name or "zeros")
+    if dyn is not None:
+        return dyn
     d = _static_ints(shape, "shape", "zeros")
     return constant(0, dtype=dtype, shape=d, name=name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
+    dyn = _fill_dynamic(shape, 1, dtype, name or "ones")
+    if dyn is not None:
+        return dyn
     d = _static_ints(shape, "shape", "ones")
     return constant(1, dtype=dtype, shape=d, name=name or "ones")
 
@@ -343,6 +377,9 @@ register("OnesLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if limit is None:
         start, limit = 0, start
+    if any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in (start, limit, delta)):
+        from estimator_npu.engine.ops import dynamic_shape
+        return dynamic_shape.range_dynamic(start, limit, delta, dtype, name=name)
     arr = np.arange(start, limit, delta)
     return constant(arr, dtype=dtype or (dtypes.int32 if arr.dtype.kind == "i" else None),
                     name=name)
@@ -452,6 +489,9 @@ register("Unpad", kernel=lambda op, ctx: (lambda x, _p=op.attrs["pads"]: x[tuple
 
 def tile(input, multiples, name=None):  # noqa: A002
     x = convert_to_tensor(input)
+    from estimator_npu.engine.ops import dynamic_shape
+    if dynamic_shape.is_dynamic(multiples):
+        return dynamic_shape.tile_dynamic(x, multiples, name=name)
     m = _static_ints(multiples, "multiples", "Tile")
     if m is None:
         raise TypeError(f"tile: multiples must be known when the graph is built (a list of "
@@ -485,7 +525,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     d = _static_ints(shape, "shape", "BroadcastTo")
     from estimator_npu.engine.ops.core import broadcast_shape
     out = broadcast_shape(x.shape, d, "BroadcastTo")
-    if out != as_shape(d):
+    if x.shape.ndims is not None and out != as_shape(d):
         raise ValueError(f"BroadcastTo: cannot broadcast {x.shape} to {d}")
     return make_tensor("BroadcastTo", [x], x.dtype, d, {"shape": tuple(d)}, name=name)
 

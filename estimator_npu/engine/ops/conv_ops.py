@@ -232,21 +232,26 @@ def _make_backprop_filter(x, sizes, dy, attrs, shape, name=None):
                        name=name or "Conv2DBackpropFilter")
 
 
+def _rank4(shape):
+    """Conv operands are 4-D whatever their static shape says (TF infers ``[?, ?, ?, ?]``)."""
+    return shape if shape.ndims is not None else TensorShape([None] * 4)
+
+
 def _conv2d_grad(op, dy):
     x, w = op.inputs
-    return [_make_backprop_input(shape_of(x), w, dy, op.attrs, x.shape),
-            _make_backprop_filter(x, shape_of(w), dy, op.attrs, w.shape)]
+    return [_make_backprop_input(shape_of(x), w, dy, op.attrs, _rank4(x.shape)),
+            _make_backprop_filter(x, shape_of(w), dy, op.attrs, _rank4(w.shape))]
 
 
 def _backprop_input_grad(op, g):
     _, w, dy = op.inputs
-    return [None, _make_backprop_filter(g, shape_of(w), dy, op.attrs, w.shape),
+    return [None, _make_backprop_filter(g, shape_of(w), dy, op.attrs, _rank4(w.shape)),
             _make_conv2d(g, w, op.attrs)]
 
 
 def _backprop_filter_grad(op, g):
     x, _, dy = op.inputs
-    return [_make_backprop_input(shape_of(x), g, dy, op.attrs, x.shape), None,
+    return [_make_backprop_input(shape_of(x), g, dy, op.attrs, _rank4(x.shape)), None,
             _make_conv2d(x, g, op.attrs)]
 
 

@@ -357,15 +357,30 @@ def _bias_add_kernel(op, ctx):
 def _bias_add_grad(op, dy):
     nchw = op.attrs["nchw"]
     nd = op.inputs[0].shape.ndims
-    if nd is None:  # unknown rank: NHWC's channel dim is last, so sum the rest away
-        if nchw:
-            raise ValueError(f"BiasAdd '{op.name}': NCHW gradient needs a known input rank")
-        return [dy, math_ops.sum_to_like(dy, op.inputs[1])]
+    if nd is None:  # unknown rank: sum all but the channel dim at run time
+        gb = make_tensor("BiasAddGrad", [dy], dy.dtype, [None], {"nchw": nchw})
+        return [dy, gb]
     axes = [i for i in range(nd) if i != (1 if nchw else nd - 1)]
     return [dy, math_ops.reduce_sum(dy, axis=axes)]
 
 
 register("BiasAdd", kernel=_bias_add_kernel, grad=_bias_add_grad)
+
+
+def _bias_add_grad_kernel(dy, nchw):
+    ch = 1 if nchw and dy.ndim > 1 else dy.ndim - 1
+    return np.add.reduce(dy, axis=tuple(i for i in range(dy.ndim) if i != ch))
+
+
+def _bias_add_grad_grad(op, g):
+    # d(sum over the other dims)/d dy broadcasts g back along the channel dim
+    dy = op.inputs[0]
+    return [make_tensor("BiasAdd", [array_ops.zeros_like(dy), g], dy.dtype, dy.shape,
+                        {"nchw": op.attrs["nchw"]})]
+
+
+register("BiasAddGrad", kernel=with_attrs(_bias_add_grad_kernel, "nchw"),
+         grad=_bias_add_grad_grad)
 
 
 # ------------------------------------------------------------------ composites
@@ -389,7 +404,9 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     else:
         rnd = random_uniform_like(x, seed=seed)
     keep = math_ops.cast(math_ops.greater_equal(rnd, rate), x.dtype)
-    return math_ops.multiply(x * keep, 1.0 / (1.0 - rate), name=name)
+    out = math_ops.multiply(x * keep, 1.0 / (1.0 - rate), name=name)
+    out.set_shape(x.shape)  # a rate of unknown shape broadcasts to x's shape (TF1 does this)
+    return out
 
 
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=False):

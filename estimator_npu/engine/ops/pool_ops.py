@@ -241,13 +241,18 @@ def _make_pool(op_type, x, attrs, name=None):
     return make_tensor(op_type, [x], x.dtype, shape, dict(attrs), name=name or op_type)
 
 
+def _rank4(shape):
+    """Pooling operands are 4-D whatever their static shape says (TF: ``[?, ?, ?, ?]``)."""
+    return shape if shape.ndims is not None else TensorShape([None] * 4)
+
+
 def _max_pool_grad_op(x, y, dy, attrs):
-    return make_tensor("MaxPoolGrad", [x, y, dy], dy.dtype, x.shape, dict(attrs),
+    return make_tensor("MaxPoolGrad", [x, y, dy], dy.dtype, _rank4(x.shape), dict(attrs),
                        name="MaxPoolGrad")
 
 
 def _max_pool_grad_grad_op(x, y, g, attrs):
-    return make_tensor("MaxPoolGradGrad", [x, y, g], g.dtype, y.shape, dict(attrs),
+    return make_tensor("MaxPoolGradGrad", [x, y, g], g.dtype, _rank4(y.shape), dict(attrs),
                        name="MaxPoolGradGrad")
 
 
@@ -266,7 +271,8 @@ register("MaxPoolGrad", kernel=_max_pool_grad_kernel,
 register("MaxPoolGradGrad", kernel=_max_pool_grad_grad_kernel, grad=_max_pool_grad_grad_grad)
 register("AvgPool", kernel=_avg_pool_kernel,
          grad=lambda op, dy: [make_tensor("AvgPoolGrad", [shape_of(op.inputs[0]), dy],
-                                          dy.dtype, op.inputs[0].shape, dict(op.attrs),
+                                          dy.dtype, _rank4(op.inputs[0].shape),
+                                          dict(op.attrs),
                                           name="AvgPoolGrad")])
 register("AvgPoolGrad", kernel=_avg_pool_grad_kernel,
          grad=lambda op, g: [None, _make_pool("AvgPool", g, op.attrs)])

@@ -29,6 +29,9 @@ def get_seed(op_seed):
 
 
 def _random(op_type, shape, dtype, seed, name, **attrs):
+    from estimator_npu.engine.ops import dynamic_shape
+    if dynamic_shape.is_dynamic(shape):
+        return dynamic_shape.random_dynamic(op_type, shape, dtype, seed, name, **attrs)
     shp = as_shape(shape)
     if not shp.is_fully_defined():
         raise ValueError(f"{op_type}: shape must be fully defined, got {shp}")

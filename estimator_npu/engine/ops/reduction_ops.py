@@ -22,7 +22,10 @@ def _norm_axis(axis, reduction_indices, ndims, op_name):
     if axis is None:
         return None
     if isinstance(axis, Tensor):
-        raise TypeError(f"{op_name}: axis must be a Python int or list of ints, not a Tensor")
+        if axis.op.type != "Const":
+            raise TypeError(f"{op_name}: axis must be a Python int, a list of ints or a "
+                            "constant, not a computed Tensor")
+        axis = np.asarray(axis.op.attrs["value"]).tolist()
     axes = [int(a) for a in (axis if isinstance(axis, (list, tuple, np.ndarray)) else [axis])]
     if ndims is not None:
         for a in axes:
@@ -34,8 +37,8 @@ def _norm_axis(axis, reduction_indices, ndims, op_name):
 
 
 def _reduced_shape(shape, axes, keepdims):
-    if shape.dims is None:
-        return TensorShape(None)
+    if shape.dims is None:  # a full reduction of any rank is a scalar (TF infers [] too)
+        return TensorShape([]) if axes is None and not keepdims else TensorShape(None)
     if axes is None:
         return TensorShape([1] * len(shape.dims) if keepdims else [])
     if any(a < 0 for a in axes):
@@ -173,6 +176,8 @@ def broadcast_reduced(dy, x, axis, keepdims, mean=False):
 
 def _broadcast_reduced(dy, x, axis, keepdims, mean):
     xs = np.shape(x)
+    if axis is not None and any(a < 0 for a in axis):  # unknown rank at build time
+        axis = tuple(sorted({a % max(len(xs), 1) for a in axis}))
     if axis is None and np.ndim(dy) == 0 or np.size(dy) == 1 and len(xs) <= 1:
         value = dy.item() / max(math.prod(xs), 1) if mean else dy.item()
         return np.full(xs, value, dtype=dy.dtype)

@@ -16,10 +16,23 @@ builtin_slice = __builtins__["slice"] if isinstance(__builtins__, dict) else __b
 def slice(input_, begin, size, name=None):  # noqa: A001
     """``tf.slice``: ``size[i] == -1`` takes the rest of dim ``i``."""
     x = convert_to_tensor(input_)
+    from estimator_npu.engine.ops import dynamic_shape
+    if dynamic_shape.is_dynamic(begin) or dynamic_shape.is_dynamic(size):
+        return dynamic_shape.slice_dynamic(x, begin, size, name=name)
+    begin = array_ops_static(begin, "begin")
+    size = array_ops_static(size, "size")
     begin = [int(b) for b in begin]
     size = [int(s) for s in size]
     key = tuple(builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
-    return _strided(x, key, name)
+    out = _strided(x, key, name)
+    # TF knows every dim whose size is given, and the rank, even where x's shape is unknown
+    out.set_shape([None if s == -1 else s for s in size])
+    return out
+
+
+def array_ops_static(value, what):
+    from estimator_npu.engine.ops.array_ops import _static_ints
+    return _static_ints(value, what, "Slice")
 
 
 def _strided(x, key, name=None):
@@ -90,20 +103,46 @@ def getitem(x, key):
                     raise TypeError(f"Only integer slice bounds are supported, got {k}")
         elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer)):
             if isinstance(k, Tensor):
-                return gather(x, k)
+                return _tensor_index(x, key)
             raise TypeError(f"Only integers, slices, None and ... are valid indices, got "
                             f"{type(k).__name__}")
     key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
     return _strided(x, key)
 
 
+def _tensor_index(x, key):
+    """``x[..., t, ...]`` with one int tensor ``t`` after full slices: a constant scalar
+    acts as an int; otherwise a gather along that axis (a scalar drops the dim)."""
+    pos = [i for i, k in enumerate(key) if isinstance(k, Tensor)]
+    i = pos[0]
+    t = key[i]
+    if t.op.type == "Const" and np.ndim(t.op.attrs["value"]) == 0:
+        return getitem(x, key[:i] + (int(t.op.attrs["value"]),) + key[i + 1:])
+    full = builtin_slice(None)
+    if len(pos) != 1 or any(k != full for k in key[:i]):
+        raise TypeError("Indexing with a tensor is supported only as x[t] or x[:, ..., t] "
+                        f"(full slices before it), got {key!r}")
+    out = gather(x, t, axis=i)
+    rest = key[i + 1:]
+    if rest:
+        lead = (full,) * (i + t.shape.ndims if t.shape.ndims is not None else i)
+        out = getitem(out, lead + rest)
+    return out
+
+
 def reverse(tensor, axis, name=None):
     x = convert_to_tensor(tensor)
     axes = [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    if x.shape.ndims is None:  # unknown rank: reverse along the axes at run time
+        return make_tensor("ReverseV2", [x], x.dtype, None, {"axis": tuple(axes)}, name=name)
     key = [builtin_slice(None)] * x.shape.ndims
     for a in axes:
         key[a] = builtin_slice(None, None, -1)
     return _strided(x, tuple(key), name)
+
+
+register("ReverseV2", kernel=with_attrs(np.flip, "axis"),
+         grad=lambda op, dy: [reverse(dy, list(op.attrs["axis"]))], may_alias=True)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):

@@ -1,0 +1,15 @@
+"""``tf.contrib.slim``: TF-Slim's layers, ``arg_scope`` and variable helpers (re-exports)."""
+from estimator_npu.layers.arg_scope import (add_arg_scope, arg_scope,  # noqa: F401
+                                            arg_scoped_arguments, current_arg_scope,
+                                            has_arg_scope)
+from estimator_npu.layers.functional import layer_norm  # noqa: F401
+from estimator_npu.layers.slim_init import (l1_regularizer, l2_regularizer,  # noqa: F401
+                                            sum_regularizer, variance_scaling_initializer,
+                                            xavier_initializer, xavier_initializer_conv2d)
+from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  # noqa: F401
+                                              convolution2d, dropout, flatten,
+                                              fully_connected, get_model_variables,
+                                              get_trainable_variables, get_variables,
+                                              get_variables_by_name, get_variables_to_restore,
+                                              max_pool2d, model_variable, one_hot_encoding,
+                                              repeat, softmax, stack, variable)

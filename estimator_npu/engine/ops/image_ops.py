@@ -1,0 +1,180 @@
+"""Image kernels for ``tf.image``: resizing as separable linear maps (bilinear / nearest,
+TF1's ``align_corners`` and ``half_pixel_centers`` rules) and random crops. Images are
+``[H, W, C]`` or ``[N, H, W, C]``; crops, flips and colour transforms composed from other
+ops live above the engine in ``estimator_npu.images.transforms``."""
+import math
+
+import numpy as np
+
+from estimator_npu.engine import dtypes
+from estimator_npu.engine.ops import array_ops, math_ops
+from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
+from estimator_npu.engine.ops.random_ops import get_seed
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+
+
+# ------------------------------------------------------------------ resize
+def _scale(n_in, n_out, align_corners):
+    if align_corners and n_out > 1:
+        return (n_in - 1) / (n_out - 1)
+    return n_in / n_out
+
+
+def _interp_matrix(n_in, n_out, method, align_corners, half_pixel):
+    """``A`` (``n_out x n_in``) with ``out = A @ in`` along one spatial axis."""
+    s = _scale(n_in, n_out, align_corners)
+    a = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        src = (o + 0.5) * s - 0.5 if half_pixel else o * s
+        if method == "nearest":
+            if half_pixel:
+                i = math.floor((o + 0.5) * s)
+            else:
+                i = round(src) if align_corners else math.floor(src)
+            a[o, min(max(i, 0), n_in - 1)] = 1.0
+        else:
+            lo = math.floor(src)
+            frac = src - lo
+            lo_c = min(max(lo, 0), n_in - 1)
+            hi_c = min(max(lo + 1, 0), n_in - 1)
+            a[o, lo_c] += 1.0 - frac
+            a[o, hi_c] += frac
+    return a
+
+
+def _resize_maps(x_shape, size, attrs):
+    h, w = x_shape[-3], x_shape[-2]
+    ah = _interp_matrix(h, size[0], attrs["method"], attrs["align_corners"],
+                        attrs["half_pixel"])
+    aw = _interp_matrix(w, size[1], attrs["method"], attrs["align_corners"],
+                        attrs["half_pixel"])
+    return ah, aw
+
+
+def _resize_kernel(op, ctx):
+    attrs = op.attrs
+    size = attrs["size"]
+    out_dt = op.outputs[0].dtype.np
+
+    def resize(x):
+        ah, aw = _resize_maps(np.shape(x), size, attrs)
+        if attrs["method"] == "nearest":  # a selection: keep the dtype, exact values
+            rows = ah.argmax(1)
+            cols = aw.argmax(1)
+            return np.ascontiguousarray(x[..., rows, :, :][..., cols, :])
+        y = np.einsum("oh,...hwc,pw->...opc", ah, x.astype(np.float64), aw)
+        return y.astype(out_dt)
+    return resize
+
+
+def _resize_grad_kernel(op, ctx):
+    attrs = op.attrs
+
+    def resize_grad(dy, x):
+        ah, aw = _resize_maps(np.shape(x), attrs["size"], attrs)
+        return np.einsum("oh,...opc,pw->...hwc", ah, dy.astype(np.float64),
+                         aw).astype(dy.dtype)
+    return resize_grad
+
+
+def _resize_grad(op, dy):
+    x = op.inputs[0]
+    if not x.dtype.is_floating:
+        return [None]
+    return [make_tensor("ResizeGrad", [dy, x], dy.dtype, x.shape, dict(op.attrs))]
+
+
+register("Resize", kernel=_resize_kernel, grad=_resize_grad)
+register("ResizeGrad", kernel=_resize_grad_kernel,
+         grad=lambda op, g: [_resize(g, op.attrs), None])
+
+
+def _resize(x, attrs, name=None):
+    shape = None
+    if x.shape.ndims is not None:
+        shape = list(x.shape.dims[:-3]) + list(attrs["size"]) + [x.shape[-1]]
+    dt = x.dtype if attrs["method"] == "nearest" or x.dtype.is_floating and \
+        x.dtype != dtypes.float16 else dtypes.float32
+    return make_tensor("Resize", [x], dt, shape, attrs, name=name)
+
+
+def _size(size, what):
+    dims = array_ops._static_ints(size, "size", what)
+    if dims is None or len(dims) != 2:
+        raise ValueError(f"{what}: size must be 2 static ints [new_height, new_width], got "
+                         f"{size!r}")
+    return tuple(int(d) for d in dims)
+
+
+def _image(images, what):
+    x = convert_to_tensor(images)
+    if x.shape.ndims not in (None, 3, 4):
+        raise ValueError(f"{what}: images must be 3-D [H, W, C] or 4-D [N, H, W, C], got "
+                         f"shape {x.shape}")
+    return x
+
+
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Bilinear resize (float32 output for non-float inputs, as TF)."""
+    x = _image(images, "resize_bilinear")
+    return _resize(x, {"size": _size(size, "resize_bilinear"), "method": "bilinear",
+                       "align_corners": bool(align_corners),
+                       "half_pixel": bool(half_pixel_centers)}, name)
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None,
+                            half_pixel_centers=False):
+    x = _image(images, "resize_nearest_neighbor")
+    return _resize(x, {"size": _size(size, "resize_nearest_neighbor"), "method": "nearest",
+                       "align_corners": bool(align_corners),
+                       "half_pixel": bool(half_pixel_centers)}, name)
+
+
+class ResizeMethod:
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
+                  preserve_aspect_ratio=False, name=None):
+    """TF1 ``tf.image.resize_images``: bilinear (float32 result) or nearest neighbour."""
+    if preserve_aspect_ratio:
+        raise NotImplementedError("resize_images: preserve_aspect_ratio=True")
+    if method in (ResizeMethod.BILINEAR, "bilinear"):
+        return math_ops.cast(resize_bilinear(images, size, align_corners, name),
+                             dtypes.float32)
+    if method in (ResizeMethod.NEAREST_NEIGHBOR, "nearest"):
+        return resize_nearest_neighbor(images, size, align_corners, name)
+    raise NotImplementedError(f"resize_images: method {method!r} (only BILINEAR and "
+                              "NEAREST_NEIGHBOR are implemented)")
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A crop of ``size`` (one entry per dim of ``value``) at a uniformly random offset."""
+    x = convert_to_tensor(value)
+    dims = array_ops._static_ints(size, "size", "random_crop")
+    if dims is None:
+        raise TypeError("random_crop: size must be static")
+    if x.shape.ndims is not None and x.shape.ndims != len(dims):
+        raise ValueError(f"random_crop: size {dims} must have one entry per dim of "
+                         f"{x.shape}")
+    s1, s2 = get_seed(seed)
+    seed2 = None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]
+    return make_tensor("RandomCrop", [x], x.dtype, dims, {"size": tuple(dims),
+                                                         "seed2": seed2}, name=name)
+
+
+def _random_crop_kernel(op, ctx):
+    rng, size = ctx.rng(op), op.attrs["size"]
+
+    def crop(x):
+        if any(s > d for s, d in zip(size, x.shape)):
+            raise ValueError(f"random_crop: need value shape {x.shape} >= size {size}")
+        off = [int(rng.integers(0, d - s + 1)) for s, d in zip(size, x.shape)]
+        return np.array(x[tuple(slice(o, o + s) for o, s in zip(off, size))])
+    return crop
+
+
+register("RandomCrop", kernel=_random_crop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)

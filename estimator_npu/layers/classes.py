@@ -1,0 +1,171 @@
+"""The TF1 layer classes (``tf.layers.Dense``, ``Conv2D``, ...): each stores its
+arguments and applies the matching function in its own variable scope (see ``base``)."""
+from estimator_npu.layers import conv_extra, functional
+from estimator_npu.layers.base import Layer
+
+
+class Dense(Layer):
+    _default_name = "dense"
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self.units, self.activation, self.use_bias = int(units), activation, use_bias
+        self._kw = dict(kernel_initializer=kernel_initializer,
+                        bias_initializer=bias_initializer,
+                        kernel_regularizer=kernel_regularizer,
+                        bias_regularizer=bias_regularizer,
+                        activity_regularizer=activity_regularizer)
+
+    def _apply(self, inputs, scope, reuse):
+        return functional.dense(inputs, self.units, activation=self.activation,
+                                use_bias=self.use_bias, trainable=self.trainable, name=scope,
+                                reuse=reuse, **self._kw)
+
+    @property
+    def kernel(self):
+        return self._var("kernel")
+
+    @property
+    def bias(self):
+        return self._var("bias")
+
+
+class _ConvBase(Layer):
+    _fn = None
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        extra = {k: kwargs.pop(k) for k in ("dilation_rate",) if k in kwargs}
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self.filters, self.kernel_size, self.strides = filters, kernel_size, strides
+        self.padding, self.data_format, self.activation = padding, data_format, activation
+        self.use_bias = use_bias
+        self._kw = dict(kernel_initializer=kernel_initializer,
+                        bias_initializer=bias_initializer,
+                        kernel_regularizer=kernel_regularizer,
+                        bias_regularizer=bias_regularizer,
+                        activity_regularizer=activity_regularizer, **extra)
+
+    def _apply(self, inputs, scope, reuse):
+        return type(self)._fn(inputs, self.filters, self.kernel_size, strides=self.strides,
+                              padding=self.padding, data_format=self.data_format,
+                              activation=self.activation, use_bias=self.use_bias,
+                              trainable=self.trainable, name=scope, reuse=reuse, **self._kw)
+
+    @property
+    def kernel(self):
+        return self._var("kernel")
+
+    @property
+    def bias(self):
+        return self._var("bias")
+
+
+class Conv2D(_ConvBase):
+    _default_name = "conv2d"
+    _fn = staticmethod(functional.conv2d)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1), **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format,
+                         dilation_rate=dilation_rate, **kwargs)
+
+
+class Conv2DTranspose(_ConvBase):
+    _default_name = "conv2d_transpose"
+    _fn = staticmethod(conv_extra.conv2d_transpose)
+
+
+class _Pooling2D(Layer):
+    _fn = None
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
+                 name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.pool_size, self.strides = pool_size, strides
+        self.padding, self.data_format = padding, data_format
+
+    def _apply(self, inputs, scope, reuse):
+        return type(self)._fn(inputs, self.pool_size, self.strides, padding=self.padding,
+                              data_format=self.data_format, name=self.name)
+
+
+class MaxPooling2D(_Pooling2D):
+    _default_name = "max_pooling2d"
+    _fn = staticmethod(functional.max_pooling2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    _default_name = "average_pooling2d"
+    _fn = staticmethod(functional.average_pooling2d)
+
+
+class Flatten(Layer):
+    _default_name = "flatten"
+
+    def __init__(self, data_format="channels_last", name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.data_format = data_format
+
+    def _apply(self, inputs, scope, reuse):
+        return functional.flatten(inputs, name=self.name, data_format=self.data_format)
+
+
+class Dropout(Layer):
+    _default_name = "dropout"
+
+    def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def _apply(self, inputs, scope, reuse, training=False):
+        return functional.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+                                  seed=self.seed, training=training, name=self.name)
+
+
+class BatchNormalization(Layer):
+    _default_name = "batch_normalization"
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=None, gamma_initializer=None,
+                 moving_mean_initializer=None, moving_variance_initializer=None,
+                 beta_regularizer=None, gamma_regularizer=None, trainable=True, name=None,
+                 **kwargs):
+        for k in ("beta_constraint", "gamma_constraint", "renorm", "renorm_clipping",
+                  "renorm_momentum", "fused", "virtual_batch_size", "adjustment"):
+            kwargs.pop(k, None)
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self._kw = dict(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
+                        scale=scale, beta_initializer=beta_initializer,
+                        gamma_initializer=gamma_initializer,
+                        moving_mean_initializer=moving_mean_initializer,
+                        moving_variance_initializer=moving_variance_initializer,
+                        beta_regularizer=beta_regularizer,
+                        gamma_regularizer=gamma_regularizer)
+
+    def _apply(self, inputs, scope, reuse, training=False):
+        return functional.batch_normalization(inputs, training=training,
+                                              trainable=self.trainable, name=scope,
+                                              reuse=reuse, **self._kw)
+
+    @property
+    def moving_mean(self):
+        return self._var("moving_mean")
+
+    @property
+    def moving_variance(self):
+        return self._var("moving_variance")
+
+    @property
+    def gamma(self):
+        return self._var("gamma")
+
+    @property
+    def beta(self):
+        return self._var("beta")

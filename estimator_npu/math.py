@@ -1,0 +1,22 @@
+"""``tf.math``: the TF1 math namespace (re-exports only)."""
+from estimator_npu.engine.ops.math_extra_ops import (cumprod, cumsum, div_no_nan,  # noqa: F401
+                                                     einsum, norm)
+from estimator_npu.engine.ops.math_ops import (abs, add, add_n, argmax, argmin, ceil,  # noqa
+                                               cos, divide, equal, exp, floor, floordiv,
+                                               floormod, greater, greater_equal, is_finite,
+                                               is_inf, is_nan, less, less_equal, log, log1p,
+                                               logical_and, logical_not, logical_or,
+                                               maximum, minimum, mod, multiply, negative,
+                                               not_equal, pow, reciprocal, reduce_all,
+                                               reduce_any, reduce_max, reduce_mean,
+                                               reduce_min, reduce_prod, reduce_sum, round,
+                                               rsqrt, sigmoid, sign, sin, sqrt, square,
+                                               squared_difference, subtract, tanh, truediv)
+from estimator_npu.engine.ops.nn_extra_ops import top_k  # noqa: F401
+from estimator_npu.engine.ops.nn_ops import (in_top_k, l2_normalize, log_softmax,  # noqa
+                                             softmax, softplus)
+from estimator_npu.engine.ops.scatter_ops import (segment_sum,  # noqa: F401
+                                                  unsorted_segment_sum)
+from estimator_npu.engine.ops.composites import (confusion_matrix, count_nonzero,  # noqa: F401
+                                                 log_sigmoid, reduce_logsumexp, reduce_std,
+                                                 reduce_variance)

@@ -1,0 +1,9 @@
+"""``tf.random``: the TF1 random namespace (re-exports only)."""
+from estimator_npu.engine.graph import set_random_seed  # noqa: F401
+from estimator_npu.engine.ops.random_ops import random_normal as normal  # noqa: F401
+from estimator_npu.engine.ops.random_ops import random_shuffle as shuffle  # noqa: F401
+from estimator_npu.engine.ops.random_ops import random_uniform as uniform  # noqa: F401
+from estimator_npu.engine.ops.random_ops import truncated_normal  # noqa: F401
+from estimator_npu.engine.ops.random_ops import (random_normal, random_shuffle,  # noqa: F401
+                                                 random_uniform)
+from estimator_npu.engine.ops.composites import categorical, multinomial  # noqa: F401
