@@ -137,6 +137,8 @@ class AliasModule(types.ModuleType):
 class AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds and creates the alias modules (see the module docstring)."""
 
+    provides_tensorflow_aliases = True  # read by npu_init's ``tf``
+
     def find_spec(self, fullname, path=None, target=None):
         if not _is_root(fullname):
             return None

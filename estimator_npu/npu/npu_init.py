@@ -134,7 +134,9 @@ def __getattr__(name):
     # ``tf``: the module scripts see as tensorflow (the alias while one is installed).
     if name == "tf":
         import sys
-        return sys.modules.get("tensorflow") or _importlib.import_module("estimator_npu")
+        if any(getattr(f, "provides_tensorflow_aliases", False) for f in sys.meta_path):
+            return _importlib.import_module("tensorflow")
+        return _importlib.import_module("estimator_npu")
     if name == "session":
         return _importlib.import_module("estimator_npu")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -108,6 +108,13 @@ class GFile:
             self._file.close()
             self._file = None
 
+    def __del__(self):
+        # ``tf.gfile.GFile(path).read()`` without ``with`` is common; close quietly.
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
     def __enter__(self):
         self._open()
         return self
@@ -137,9 +144,11 @@ def makedirs(path):
 
 
 def mkdir(path):
-    """Creates one folder; ``AlreadyExistsError`` if it exists, ``NotFoundError`` if its
-    parent does not."""
+    """Creates one folder (an existing folder is fine, as in TF); ``NotFoundError`` if its
+    parent does not exist, ``AlreadyExistsError`` if a file has the name."""
     path = _text(path)
+    if os.path.isdir(path):
+        return
     try:
         os.mkdir(path)
     except OSError as e:
