@@ -83,6 +83,7 @@ TARGETS = {
     "tensorflow.python.platform.tf_logging": ["estimator_npu.logging"],
     "tensorflow.python.platform.flags": ["estimator_npu.flags"],
     "tensorflow.python.platform.app": ["estimator_npu.app"],
+    "tensorflow.python.platform.test": ["estimator_npu.test"],
     "tensorflow.python.client.timeline": ["estimator_npu.compat.timeline"],
     "tensorflow.python.client.device_lib": ["estimator_npu.compat.device_lib"],
     "tensorflow.python.summary": ["estimator_npu.summary"],

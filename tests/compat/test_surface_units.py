@@ -149,3 +149,20 @@ def test_run_main_in_process(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "missing.py" in err
     assert run.main([]) == 2
+
+
+def test_flags_parse_sys_argv_on_first_read_and_accept_old_keyword_names(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "lazy.py"
+    script.write_text(
+        "import estimator_npu as tf\n"
+        "tf.flags.DEFINE_integer(flag_name='steps', default_value=3, docstring='n')\n"
+        "tf.app.flags.DEFINE_string('name', 'a', 'who')\n"
+        "print(tf.flags.FLAGS.steps, tf.app.flags.FLAGS.name, 'steps' in tf.flags.FLAGS)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, str(script), "--steps=7", "--name", "b"],
+                         capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=root)).stdout
+    assert out.strip() == "7 b True"
+    assert tf.test.is_gpu_available() is False and tf.test.gpu_device_name() == ""
