@@ -39,6 +39,7 @@ FACADE_PACKAGES = {
     "compat": "the tensorflow/npu_bridge import aliases and tf.compat: a TF-compat facade",
     "contrib": "tf.contrib.*: TF1 names mapped onto the layers, a facade",
     "io": "tf.io / tf.io.gfile: TF1 names mapped onto utils.gfile, a facade",
+    "keras": "tf.keras.datasets loaders over datasets/, a facade",
 }
 
 # (importing layer, imported layer): why the upward import is acceptable.

@@ -17,7 +17,8 @@ DOCUMENTED_PATHS = [
     "tensorflow.estimator.experimental", "tensorflow.data", "tensorflow.data.experimental",
     "tensorflow.layers", "tensorflow.metrics", "tensorflow.summary", "tensorflow.logging",
     "tensorflow.errors", "tensorflow.compat", "tensorflow.app", "tensorflow.flags",
-    "tensorflow.gfile", "tensorflow.io.gfile", "tensorflow.contrib.data",
+    "tensorflow.gfile", "tensorflow.io.gfile", "tensorflow.test",
+    "tensorflow.keras.datasets.mnist", "tensorflow.keras.datasets.fashion_mnist", "tensorflow.contrib.data",
     "tensorflow.contrib.framework", "tensorflow.contrib.mixed_precision",
     "tensorflow.python.util.nest", "tensorflow.python.client.timeline",
     "tensorflow.python.client.device_lib", "tensorflow.core.protobuf.config_pb2",
@@ -35,7 +36,7 @@ DOCUMENTED_PATHS = [
 
 # TF1 names real scripts use; the ones estimator_npu lacks are listed as not implemented.
 COMMON_TF1_NAMES = [
-    "tf.losses", "tf.keras", "tf.feature_column", "tf.image", "tf.cond", "tf.while_loop",
+    "tf.losses", "tf.keras.layers", "tf.keras.Model", "tf.feature_column", "tf.image", "tf.cond", "tf.while_loop",
     "tf.case", "tf.map_fn", "tf.scan", "tf.TensorArray", "tf.einsum", "tf.eye",
     "tf.scatter_nd", "tf.gather_nd", "tf.cumsum", "tf.unique", "tf.norm", "tf.strided_slice",
     "tf.io.write_graph", "tf.train.write_graph", "tf.train.import_meta_graph",

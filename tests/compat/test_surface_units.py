@@ -166,3 +166,28 @@ def test_flags_parse_sys_argv_on_first_read_and_accept_old_keyword_names(tmp_pat
                          env=dict(os.environ, PYTHONPATH=root)).stdout
     assert out.strip() == "7 b True"
     assert tf.test.is_gpu_available() is False and tf.test.gpu_device_name() == ""
+
+
+def test_keras_datasets_read_the_keras_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    (tmp_path / "datasets" / "fashion-mnist").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 255, (5, 28, 28)).astype(np.uint8)
+    y = rng.integers(0, 10, 5).astype(np.uint8)
+    np.savez(tmp_path / "datasets" / "mnist.npz", x_train=x, y_train=y, x_test=x[:2],
+             y_test=y[:2])
+    (xt, yt), (xe, ye) = tf.keras.datasets.mnist.load_data()
+    np.testing.assert_array_equal(xt, x)
+    assert ye.shape == (2,)
+    folder = tmp_path / "datasets" / "fashion-mnist"
+    for images, labels in ((mnist.TRAIN_IMAGES, mnist.TRAIN_LABELS),
+                           (mnist.TEST_IMAGES, mnist.TEST_LABELS)):
+        mnist.write_idx(folder / (images + ".gz"), x)
+        mnist.write_idx(folder / (labels + ".gz"), y)
+    (fx, fy), _ = tf.keras.datasets.fashion_mnist.load_data()
+    np.testing.assert_array_equal(fy, y)
+    (folder / (mnist.TEST_LABELS + ".gz")).unlink()
+    with pytest.raises(FileNotFoundError, match="does not download"):
+        tf.keras.datasets.fashion_mnist.load_data()
+    with pytest.raises(AttributeError, match=r"does not implement tf\.keras\.layers \(yet\)"):
+        tf.keras.layers
