@@ -34,9 +34,9 @@ def mnist_dir(tmp_path_factory):
     return folder
 
 
-def _run_script(name, *args, cwd, expect_rc=0, via="module"):
+def _run_script(name, *args, cwd, expect_rc=0, via="module", env=None):
     """Runs ``scripts/<name>`` with ``args`` unmodified; returns the CompletedProcess."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    env = dict(os.environ, **(env or {}), PYTHONPATH=os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     script = name if os.path.isabs(str(name)) else str(SCRIPTS / name)
     if via == "module":

@@ -44,3 +44,16 @@ def test_relative_paths_in_checkpoint_state(tmp_path, run_script):
     assert "estimator eval step 3" in proc.stdout  # evaluated the trained model, not step 0
     assert (tmp_path / "rel_model" / "checkpoint").read_text().startswith(
         'model_checkpoint_path: "model.ckpt-3"')
+
+
+def test_estimator_on_keras_datasets_fashion_mnist(tmp_path, mnist_dir, run_script):
+    """The data: the same small MNIST-shaped IDX files, placed where Keras caches
+    Fashion-MNIST."""
+    cache = tmp_path / "keras" / "datasets" / "fashion-mnist"
+    cache.mkdir(parents=True)
+    for f in mnist_dir.iterdir():
+        (cache / f.name).write_bytes(f.read_bytes())
+    proc = run_script("keras_data_estimator.py", cwd=tmp_path,
+                      env={"KERAS_HOME": str(tmp_path / "keras")})
+    match = re.search(r"accuracy ([0-9.]+) at step (\d+)", proc.stdout)
+    assert match and float(match.group(1)) > 0.7 and match.group(2) == "60"
