@@ -9,23 +9,36 @@ on ``sys.path``, exactly as ``python SCRIPT.py ARGS...`` would run it, except th
 Its exit status is the script's (``sys.exit(n)``, ``tf.app.run``); an uncaught exception
 prints the traceback Python would print (from the script's frame down) and exits with 1.
 """
+import io
 import os
-import runpy
 import sys
-import traceback
+import types
 
 USAGE = "usage: estimator-npu run SCRIPT.py [ARGS...]   (or python -m estimator_npu.run ...)"
 
 
 def _print_script_traceback(script, exc):
-    """Prints ``exc`` as Python would for the script: the frames of this runner and of
-    ``runpy`` are left out."""
+    """Prints ``exc`` as Python would for the script: the frames of this runner are left
+    out."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename != script:
         tb = tb.tb_next
     if tb is not None:
         exc = exc.with_traceback(tb)
     sys.excepthook(type(exc), exc, exc.__traceback__)
+
+
+def _run_as_main(path):
+    """Executes the file ``path`` as the ``__main__`` module (what ``python path`` does)."""
+    with io.open_code(path) as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__builtins__ = __builtins__
+    module.__spec__ = None
+    module.__loader__ = None
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)
 
 
 def main(argv=None, prog="estimator-npu run"):
@@ -43,13 +56,15 @@ def main(argv=None, prog="estimator-npu run"):
     from estimator_npu import compat
     compat.install()
     sys.argv = [script] + argv[1:]
-    sys.path[0:1] = [os.path.dirname(os.path.abspath(script))]
+    # As ``python SCRIPT.py``: __file__ (and traceback paths) absolute, argv[0] as given.
+    path = os.path.abspath(script)
+    sys.path[0:1] = [os.path.dirname(path)]
     try:
-        runpy.run_path(script, run_name="__main__")
+        _run_as_main(path)
     except SystemExit:
         raise
     except Exception as e:  # noqa: BLE001 - reported as Python reports it
-        _print_script_traceback(script, e)
+        _print_script_traceback(path, e)
         return 1
     return 0
 

@@ -48,11 +48,12 @@ def test_tf_data_options_and_experimental_transformations(tmp_path, run_script):
 def test_exit_codes_tracebacks_and_missing_names(tmp_path, run_script):
     assert run_script("exits.py", "exit", "7", cwd=tmp_path, expect_rc=7)
     ok = run_script("exits.py", "none", cwd=tmp_path, via="cli")
-    assert "argv0 True name __main__" in ok.stdout
+    assert "argv0 True name __main__ file_abs True pickle 4" in ok.stdout
     raised = run_script("exits.py", "raise", cwd=tmp_path, expect_rc=1)
     lines = raised.stderr.strip().splitlines()
     assert lines[0] == "Traceback (most recent call last):"
     assert "exits.py" in lines[1] and "runpy" not in raised.stderr
+    assert "raise KeyError" in raised.stderr
     assert "estimator_npu/run.py" not in raised.stderr
     assert lines[-1] == "KeyError: 'boom'"
     missing = run_script("exits.py", "missing", cwd=tmp_path, expect_rc=1)
