@@ -46,7 +46,18 @@ def get_unique_variable(var_op_name):
 
 
 def __getattr__(name):
+    """Names TF1 also exports from ``tf.contrib.framework`` that live in the slim / layers
+    contrib modules (``arg_scope``, ``add_arg_scope``, ``get_variables_to_restore``, ...)
+    are taken from there when those modules exist."""
+    import importlib
     from estimator_npu.compat.missing import NotImplementedName
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for sibling in ("slim", "layers"):
+        try:
+            module = importlib.import_module(f"estimator_npu.contrib.{sibling}")
+        except ModuleNotFoundError:
+            continue
+        if name in getattr(module, "__dict__", {}):
+            return module.__dict__[name]
     raise NotImplementedName(f"tf.contrib.framework.{name}")
