@@ -9,8 +9,7 @@ FLAGS = tf.app.flags.FLAGS
 
 def generator(z):
     with tf.variable_scope("generator"):
-        h = tf.layers.dense(z, 16, activation=tf.nn.leaky_relu if hasattr(tf.nn, "leaky_relu")
-                            else tf.nn.relu)
+        h = tf.layers.dense(z, 16, activation=tf.nn.relu)
         return tf.layers.dense(h, 2)
 
 

@@ -9,8 +9,7 @@ Y = 3.0 * X + 1.0
 
 def model_fn(features, labels, mode):
     pred = tf.layers.dense(features["x"], 1)
-    loss = tf.losses_mse(labels, pred) if hasattr(tf, "losses_mse") else \
-        tf.reduce_mean(tf.squared_difference(labels, pred))
+    loss = tf.reduce_mean(tf.squared_difference(labels, pred))
     opt = tf.train.GradientDescentOptimizer(0.2)
     train_op = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
