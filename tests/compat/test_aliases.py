@@ -89,6 +89,9 @@ def test_star_import_of_npu_init_gives_the_adapter_names(aliases):
     session_config = namespace["npu_session_config_init"]()
     assert session_config.graph_options.rewrite_options.custom_optimizers[0].name == \
         "NpuOptimizer"
+    run_config = namespace["npu_run_config_init"]()
+    assert run_config.session_config.graph_options.rewrite_options.custom_optimizers[0].name \
+        == "NpuOptimizer"
     hooks = namespace["npu_hooks_append"]([])
     assert type(hooks[0]).__name__ == "NPUBroadcastGlobalVariablesHook"
 

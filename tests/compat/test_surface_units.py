@@ -191,3 +191,26 @@ def test_keras_datasets_read_the_keras_cache(tmp_path, monkeypatch):
         tf.keras.datasets.fashion_mnist.load_data()
     with pytest.raises(AttributeError, match=r"does not implement tf\.keras\.layers \(yet\)"):
         tf.keras.layers
+
+
+def test_npu_ops_dropout_allreduce_and_hccl_groups():
+    from estimator_npu.npu import hccl, npu_ops, npu_optimizer
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.ones([200, 50])
+        keep = tf.placeholder(tf.float32, [])
+        dropped = npu_ops.dropout(x, keep)
+        grad = tf.constant([1.0, 3.0])
+        averaged = npu_optimizer.allreduce(grad, None, average=True)
+        with tf.Session() as sess:
+            kept = sess.run(dropped, {keep: 0.5})
+            assert set(np.unique(kept).tolist()) <= {0.0, 2.0}
+            assert 0.4 < (kept > 0).mean() < 0.6
+            assert (sess.run(dropped, {keep: 1.0}) == 1.0).all()
+            np.testing.assert_allclose(sess.run(averaged), [1.0, 3.0])  # one process
+    hccl.create_group("pair", 1, [0])
+    assert hccl.get_rank_size("pair") == 1 and hccl.get_rank_id("pair") == 0
+    assert hccl.get_world_rank_from_group_rank("pair", 0) == 0
+    hccl.destroy_group("pair")
+    with pytest.raises(ValueError, match="unknown hccl group 'pair'"):
+        hccl.get_rank_size("pair")
