@@ -150,3 +150,21 @@ def _install_device_namespace():
 
 
 _install_device_namespace()
+
+# The TF1 compatibility surface (docs/porting.md): tf.compat, tf.app, tf.flags, tf.gfile,
+# tf.io, tf.contrib, the execution-mode switches and TF's version strings.
+from estimator_npu import app, compat, contrib, flags, gfile, io, keras, test  # noqa: F401,E402
+from estimator_npu.compat.modes import (disable_control_flow_v2,  # noqa: F401,E402
+                                        disable_eager_execution,
+                                        disable_resource_variables,
+                                        disable_tensor_equality, disable_v2_behavior,
+                                        disable_v2_tensorshape, enable_eager_execution,
+                                        enable_resource_variables, enable_v2_behavior,
+                                        executing_eagerly, newaxis)
+from estimator_npu.compat.tf_internals import (VariableAggregation,  # noqa: F401,E402
+                                               VariableSynchronization)
+from estimator_npu.compat.versions import (COMPILER_VERSION, GIT_VERSION,  # noqa: F401,E402
+                                           GRAPH_DEF_VERSION, VERSION)
+from estimator_npu.compat.missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr(__name__)

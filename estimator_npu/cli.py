@@ -6,6 +6,7 @@
     estimator-npu train mlp --steps 300 --model_dir /tmp/mlp
     estimator-npu evaluate mlp --model_dir /tmp/mlp       # the latest checkpoint there
     estimator-npu train lenet --help                      # the model's own flags
+    estimator-npu run train.py --steps 100                # an unmodified TF1 script
 
 ``train <model> [flags]`` runs ``model_zoo.<model>.main(["--mode", "train", *flags], prog)``
 (train, then evaluate on the test split) and ``evaluate`` the same with ``--mode evaluate``;
@@ -21,13 +22,14 @@ import importlib.util
 import pathlib
 import sys
 
-COMMANDS = ("train", "evaluate", "list", "explain")
+COMMANDS = ("train", "evaluate", "list", "explain", "run")
 _REQUIRED = {"model_fn", "main", "STATED_ACCURACY"}
 
 USAGE = """\
 usage: estimator-npu train <model> [flags]     train, then evaluate on the test split
        estimator-npu evaluate <model> [flags]  evaluate the checkpoint in --model_dir
        estimator-npu list                      the available models
+       estimator-npu run SCRIPT.py [ARGS...]   run a TF1 / npu_bridge script unmodified
        estimator-npu <train|evaluate> <model> --help   the model's flags
        estimator-npu explain <script.py> [args]  run a script, printing each execution
                                                plan its sessions compile (to stderr)
@@ -119,6 +121,9 @@ def main(argv=None):
         return 0
     if command == "explain" and rest and rest[0] not in ("-h", "--help"):
         return _explain(rest[0], rest[1:])
+    if command == "run":
+        from estimator_npu import run
+        return run.main(rest)
     if not rest or rest[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if rest else sys.stderr)
         _list(sys.stdout if rest else sys.stderr)

@@ -11,9 +11,11 @@ from estimator_npu.data.dataset import (Dataset, get_output_classes,  # noqa: F4
                                         get_output_shapes, get_output_types)
 from estimator_npu.data.readers import (FixedLengthRecordDataset, TextLineDataset,  # noqa
                                         TFRecordDataset)
+from estimator_npu.data.options import Options  # noqa: F401
 from estimator_npu.data.iterator_ops import (Iterator, make_initializable_iterator,  # noqa
                                              make_one_shot_iterator)
 
 __all__ = ["Dataset", "Iterator", "make_one_shot_iterator", "make_initializable_iterator",
            "get_output_types", "get_output_shapes", "get_output_classes", "experimental",
-           "AUTOTUNE", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset"]
+           "AUTOTUNE", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
+           "Options"]

@@ -248,6 +248,21 @@ class Dataset:
         from estimator_npu.data import readers
         return readers.ignore_errors(log_warning)(self)
 
+    def with_options(self, options):
+        """The same dataset with ``options`` (a ``tf.data.Options``) merged into its
+        options; they do not change how the numpy pipeline runs."""
+        from estimator_npu.data.options import Options
+        if not isinstance(options, Options):
+            raise TypeError(f"options must be a tf.data.Options; got {options!r}")
+        out = Dataset(self._node)
+        out._options = self.options().merge(options)
+        return out
+
+    def options(self):
+        """The ``tf.data.Options`` set with ``with_options`` (defaults if none)."""
+        from estimator_npu.data.options import Options
+        return getattr(self, "_options", None) or Options()
+
     # ---------------------------------------------------------------- iterators
     def make_one_shot_iterator(self):
         """An iterator that starts itself on first use and cannot be re-initialized."""

@@ -87,11 +87,36 @@ class DataSet:
         """Number of epochs whose end a `next_batch` call has crossed."""
         return self._epochs_completed
 
-    def next_batch(self, batch_size, shuffle=True):
+    @classmethod
+    def fake(cls, one_hot=False, dtype=np.float32, num_examples=10000, image_size=784,
+             num_classes=10):
+        """The TF tutorials' `fake_data` set: no arrays, `num_examples` reported, and
+        `next_batch` returning fake examples (see `next_batch`)."""
+        out = cls(np.zeros((0, image_size), dtype), np.zeros(
+            (0, num_classes) if one_hot else (0,), np.float32 if one_hot else np.int64))
+        out._num_examples = num_examples
+        out._fake_shape = (image_size, num_classes, bool(one_hot), np.dtype(dtype))
+        return out
+
+    def _fake_batch(self, batch_size):
+        image_size, num_classes, one_hot, dtype = getattr(
+            self, '_fake_shape', (int(np.prod(self._images.shape[1:])), 10,
+                                  self._labels.ndim == 2, self._images.dtype))
+        images = np.ones((batch_size, image_size), dtype)
+        if one_hot:
+            labels = np.zeros((batch_size, num_classes), np.float32)
+            labels[:, 0] = 1
+        else:
+            labels = np.zeros((batch_size,), np.int64)
+        return images, labels
+
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
         """Returns the next `batch_size` examples as `(images, labels)`.
 
         Args:
             batch_size: Number of examples, an int in `[1, num_examples]`.
+            fake_data: As in TF's tutorials: return `batch_size` copies of a fake example
+                (an image of ones; label 0, or one-hot `[1, 0, ...]`) instead.
             shuffle: Whether to shuffle before the first epoch and between epochs.
 
         Returns:
@@ -103,6 +128,8 @@ class DataSet:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral):
             raise TypeError('batch_size must be an int; got %r' % (batch_size,))
+        if fake_data:
+            return self._fake_batch(batch_size)
         n = self._num_examples
         if not 1 <= batch_size <= n:
             raise ValueError('batch_size must be in [1, num_examples=%d]; got %d'
@@ -153,6 +180,7 @@ def dense_to_one_hot(labels_dense, num_classes=10, dtype=np.float32):
 
 def check_image_dtype(dtype):
     """Returns `np.dtype(dtype)` if it is uint8 or floating, else raises `TypeError`."""
+    dtype = getattr(dtype, 'as_numpy_dtype', dtype)  # a tf.DType such as tf.float32
     try:
         result = np.dtype(dtype)
     except TypeError:

@@ -157,12 +157,14 @@ def _to_dataset(images, labels, one_hot, dtype, reshape, seed):
     return DataSet(images, label_array(labels, one_hot, dtype), seed=seed)
 
 
-def read_data_sets(train_dir, *, one_hot=False, dtype=np.float32, reshape=True,
-                   validation_size=5000, seed=None):
-    """Reads MNIST from IDX files in `train_dir`.
+def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=np.float32, reshape=True,
+                   validation_size=5000, seed=None, source_url=None):
+    """Reads MNIST from IDX files in `train_dir` (TF's argument order).
 
     Args:
         train_dir: Folder holding the four IDX files (see module docstring).
+        fake_data: If True, read nothing: each split is `DataSet.fake` (10000 examples
+            reported, `next_batch` returns fake examples), as in TF's tutorials.
         one_hot: If True, labels are one-hot rows `[N, 10]` (dtype `dtype` when floating,
             else float32); otherwise int64 class indices `[N]`.
         dtype: `numpy.float32` (or another float dtype) scales pixels to `[0, 1]`;
@@ -170,6 +172,7 @@ def read_data_sets(train_dir, *, one_hot=False, dtype=np.float32, reshape=True,
         reshape: If True, images are `[N, 784]`; otherwise `[N, 28, 28, 1]`.
         validation_size: Number of leading training examples moved to `validation`.
         seed: Seed of each split's `numpy.random.default_rng` used by `next_batch`.
+        source_url: Accepted for TF's signature; nothing is downloaded.
 
     Returns:
         `Datasets(train, validation, test)`.
@@ -181,6 +184,8 @@ def read_data_sets(train_dir, *, one_hot=False, dtype=np.float32, reshape=True,
         TypeError: If `dtype` is neither uint8 nor floating, or `validation_size` not int.
     """
     dtype = check_image_dtype(dtype)
+    if fake_data:
+        return Datasets(*(DataSet.fake(one_hot=one_hot, dtype=dtype) for _ in range(3)))
     paths = _find_files(train_dir)
     train_images, train_labels = _read_split(paths[TRAIN_IMAGES], paths[TRAIN_LABELS])
     test_images, test_labels = _read_split(paths[TEST_IMAGES], paths[TEST_LABELS])

@@ -265,8 +265,17 @@ class RunOptions(Message):
                "report_tensor_allocations_upon_oom": _Scalar("bool", False)}
 
 
+class StepStats(Message):
+    """``RunMetadata.step_stats``: per-device op timings (not recorded here: empty)."""
+
+    _FIELDS = {"dev_stats": _Repeated("str")}
+
+
 class RunMetadata(Message):
-    """What ``Session.run`` reports back; accepted for compatibility, it has no fields."""
+    """What ``Session.run`` reports back; accepted for compatibility. ``step_stats`` stays
+    empty (op timings are not recorded)."""
+
+    _FIELDS = {"step_stats": _Sub(StepStats)}
 
 
 NPU_OPTIMIZER_NAME = "NpuOptimizer"

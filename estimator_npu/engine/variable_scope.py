@@ -58,6 +58,8 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
             name = name_or_scope
             _count_scope(g, parent, name)
         full = parent.name + "/" + name if parent.name else name
+    if name_or_scope is not None:
+        _close_subscopes(g, full)
     if reuse is False:
         reuse = None
     scope = VariableScope(full, reuse=True if reuse is True else (reuse or parent.reuse),
@@ -87,6 +89,14 @@ def _unique_scope_name(g, parent, base):
     counts[(parent.name, base)] = i + 1
     counts.setdefault((parent.name, name), 1)
     return name
+
+
+def _close_subscopes(g, full):
+    """Entering a named scope restarts the default names under it (TF1), so re-entering
+    ``discriminator`` with reuse=True names its layers ``dense``, ``dense_1``, ... again."""
+    counts = g.__dict__.setdefault("_var_scope_counts", {})
+    for key in [k for k in counts if k[0] == full or k[0].startswith(full + "/")]:
+        del counts[key]
 
 
 def _count_scope(g, parent, name):

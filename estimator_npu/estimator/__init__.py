@@ -9,6 +9,8 @@ from estimator_npu.estimator.model_fn import EstimatorSpec, ModeKeys  # noqa: F4
 from estimator_npu.estimator.npu_run_config import NPURunConfig  # noqa: F401
 from estimator_npu.estimator.run_config import RunConfig  # noqa: F401
 from estimator_npu.estimator.warm_starting import WarmStartSettings  # noqa: F401
+from estimator_npu.estimator import experimental  # noqa: F401,E402
+from estimator_npu.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa
 from estimator_npu.hooks import (CheckpointSaverHook, CheckpointSaverListener,  # noqa: F401
                                  FeedFnHook, FinalOpsHook, LoggingTensorHook,
                                  NanLossDuringTrainingError, NanTensorHook, ProfilerHook,
@@ -22,4 +24,5 @@ __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSett
            "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
            "StepCounterHook", "LoggingTensorHook", "StopAtStepHook", "NanTensorHook",
            "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "ProfilerHook",
-           "ProgressHook", "SecondOrStepTimer", "metrics"]
+           "ProgressHook", "SecondOrStepTimer", "metrics", "TrainSpec", "EvalSpec",
+           "train_and_evaluate", "experimental"]

@@ -149,6 +149,10 @@ class Estimator:
     def model_fn(self):
         return self._model_fn
 
+    def eval_dir(self, name=None):
+        """The folder ``evaluate(name=name)`` writes its summaries to."""
+        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+
     # ------------------------------------------------------------------ checkpoints
     def latest_checkpoint(self):
         """The prefix of the newest checkpoint in ``model_dir``, or ``None``."""

@@ -95,8 +95,10 @@ def write_eval_summaries(eval_dir, results):
         else:
             logging.warning("Skipping summary for %s, must be a scalar, got %r.", key, value)
     os.makedirs(eval_dir, exist_ok=True)
-    summary_io.write_scalars(summary_io.writer_for(eval_dir), scalars,
-                             results[GLOBAL_STEP_KEY])
+    writer = summary_io.writer_for(eval_dir)
+    summary_io.write_scalars(writer, scalars, results[GLOBAL_STEP_KEY])
+    # Flushed as TF does: early-stopping hooks read these files while training goes on.
+    writer.flush()
 
 
 def dict_to_str(results):

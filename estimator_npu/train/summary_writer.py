@@ -217,8 +217,13 @@ class FileWriterCache:
             FileWriterCache._cache.clear()
 
 
-def summary_iterator(path):
+def summary_iterator(path, partial_tail_ok=False):
     """Yields the ``Event`` protos of an event file, checking each record's CRC.
+
+    Args:
+        path: the event file.
+        partial_tail_ok: end quietly at an incomplete last record, for files another
+            writer is still appending to (early-stopping hooks read live eval dirs).
 
     Raises:
         errors.DataLossError: a truncated or corrupted record.
@@ -236,9 +241,14 @@ def summary_iterator(path):
             if not header:
                 return
             if len(header) < 12:
+                if partial_tail_ok:
+                    return
                 raise errors.DataLossError(None, None, f"Truncated record in {path}")
             length, hcrc = struct.unpack("<QI", header)
             data, dcrc = f.read(length), f.read(4)
+            if partial_tail_ok and masked(header[:8]) == hcrc and \
+                    (len(data) < length or len(dcrc) < 4):
+                return
             if masked(header[:8]) != hcrc or len(dcrc) < 4 or \
                     masked(data) != struct.unpack("<I", dcrc)[0]:
                 raise errors.DataLossError(None, None, f"Corrupted record in {path}")

@@ -1,4 +1,6 @@
-"""``tf.io``: file formats and parsing (re-exports only)."""
+"""``tf.io``: file formats and parsing, ``tf.io.gfile`` and ``write_graph`` (re-exports only)."""
+from estimator_npu.io import gfile  # noqa: F401
+from estimator_npu.train import write_graph  # noqa: F401
 from estimator_npu.data.example_parsing import FixedLenFeature  # noqa: F401
 from estimator_npu.data.example_parsing import FixedLenSequenceFeature  # noqa: F401
 from estimator_npu.data.example_parsing import VarLenFeature  # noqa: F401

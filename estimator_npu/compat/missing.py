@@ -1,0 +1,68 @@
+"""The error a TF1 script gets for a name estimator_npu does not have (yet).
+
+``NotImplementedName`` is an ``AttributeError`` (``tf.losses.cosine_distance``) and
+``NotImplementedModule`` a ``ModuleNotFoundError`` (``import tensorflow.contrib.learn``), so
+``hasattr`` and ``try: import ... except ImportError`` keep working; the message says what
+is missing and where the supported names are listed::
+
+    estimator_npu does not implement tf.losses.cosine_distance (yet); docs/porting.md
+    lists what is supported
+"""
+import importlib
+
+PORTING_DOC = "docs/porting.md"
+
+
+def _message(qualified_name):
+    return (f"estimator_npu does not implement {qualified_name} (yet); "
+            f"{PORTING_DOC} lists what is supported")
+
+
+class NotImplementedName(AttributeError):
+    """A TF1 / npu_bridge attribute that estimator_npu does not provide."""
+
+    def __init__(self, qualified_name):
+        super().__init__(_message(qualified_name))
+        self.qualified_name = qualified_name
+
+
+class NotImplementedModule(ModuleNotFoundError):
+    """A TF1 / npu_bridge module path that estimator_npu does not provide."""
+
+    def __init__(self, qualified_name):
+        # ``name`` stays None: the import system then reports this error as it is instead
+        # of replacing it with its own "cannot import name" message.
+        super().__init__(_message(qualified_name))
+        self.qualified_name = qualified_name
+
+
+def display_name(module_name):
+    """How a module is spelled in the message: ``tf.nn`` for TensorFlow's public modules,
+    the full path for ``tensorflow.python.*`` / ``tensorflow.core.*`` and the adapter's."""
+    for prefix in ("tensorflow.compat.v1", "tensorflow.compat.v2"):
+        if module_name == prefix or module_name.startswith(prefix + "."):
+            return "tf" + module_name[len(prefix):]
+    if module_name == "estimator_npu":
+        return "tf"
+    if module_name.startswith("estimator_npu."):
+        return "tf." + module_name[len("estimator_npu."):]
+    internal = ("tensorflow.python", "tensorflow.core", "tensorflow.examples")
+    if module_name == "tensorflow":
+        return "tf"
+    if module_name.startswith("tensorflow.") and not module_name.startswith(internal):
+        return "tf." + module_name[len("tensorflow."):]
+    return module_name
+
+
+def module_getattr(module_name, lazy_submodules=()):
+    """A PEP 562 module ``__getattr__`` for a facade module: the names in
+    ``lazy_submodules`` are imported on first use, any other name raises
+    ``NotImplementedName``."""
+
+    def __getattr__(name):
+        if name in lazy_submodules:
+            return importlib.import_module(f"{module_name}.{name}")
+        if name.startswith("__"):
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        raise NotImplementedName(f"{display_name(module_name)}.{name}")
+    return __getattr__

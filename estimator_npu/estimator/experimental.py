@@ -1,0 +1,9 @@
+"""``tf.estimator.experimental``: early-stopping hooks."""
+from estimator_npu.estimator.early_stopping import (make_early_stopping_hook,  # noqa: F401
+                                                    read_eval_metrics,
+                                                    stop_if_higher_hook, stop_if_lower_hook,
+                                                    stop_if_no_decrease_hook,
+                                                    stop_if_no_increase_hook)
+
+__all__ = ["make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
+           "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
