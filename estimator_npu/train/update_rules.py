@@ -266,6 +266,9 @@ class Adagrad(UpdateRule):
         np.subtract(param, t, out=param)
 
 
+_SHORT = 8  # elements per float32 packet of TF's CPU kernels (AVX)
+
+
 class LAMB(UpdateRule):
     """LAMB as in the BERT reference optimizer (no bias correction).
 
@@ -297,7 +300,21 @@ class LAMB(UpdateRule):
         work["decay_mask"] = (None if decay.all() else
                               np.repeat(decay, layout.sizes).astype(np.asarray(param).dtype))
         work["any_decay"] = bool(decay.any())
+        work["short"] = [(i, o, o + n) for i, (o, n) in enumerate(zip(layout.offsets,
+                                                                    layout.sizes))
+                         if 0 < n < _SHORT]
         return work
+
+    @staticmethod
+    def _sums(squares, offsets, short, dt):
+        """Per-tensor sums of ``squares`` in ``dt``, as TF's float32 reduction: in order
+        for tensors shorter than one 8-lane packet (``cumsum`` adds sequentially); longer
+        ones are accumulated in float64 and rounded (Eigen's packet order is not
+        replicated there; the difference is within 1 ulp of the norm)."""
+        sums = np.add.reduceat(squares, offsets, dtype=np.float64).astype(dt)
+        for i, a, b in short:
+            sums[i] = np.cumsum(squares[a:b])[-1]
+        return sums
 
     def update(self, param, grad, state, hyper, work=None):
         if work is None:
@@ -327,12 +344,10 @@ class LAMB(UpdateRule):
             np.add(u, t, out=u)
         flat_u, flat_t, flat_p = u.reshape(-1), t.reshape(-1), np.asarray(param).reshape(-1)
         offsets = work["offsets"]
-        # Norms: sums of squares accumulated in float64, then rounded to the variable's
-        # dtype (TF's float32 reduction order is not replicated; within 1 ulp).
         np.multiply(flat_p, flat_p, out=flat_t)
-        w_norm = np.sqrt(np.add.reduceat(flat_t, offsets, dtype=np.float64).astype(dt))
+        w_norm = np.sqrt(self._sums(flat_t, offsets, work["short"], dt))
         np.multiply(flat_u, flat_u, out=flat_t)
-        u_norm = np.sqrt(np.add.reduceat(flat_t, offsets, dtype=np.float64).astype(dt))
+        u_norm = np.sqrt(self._sums(flat_t, offsets, work["short"], dt))
         ok = (w_norm > 0) & (u_norm > 0)
         ratio = np.ones_like(w_norm)
         np.divide(w_norm, u_norm, out=ratio, where=ok)
