@@ -14,6 +14,7 @@ config has one (1 otherwise).
 """
 from estimator_npu import errors
 from estimator_npu.device import loop as device_loop
+from estimator_npu.hooks import timer
 from estimator_npu.hooks.monitored_session import MonitoredTrainingSession
 from estimator_npu.utils import logging
 
@@ -41,8 +42,14 @@ def _warn_about_intervals(config, iterations_per_loop, start, last_step):
     settings = {"save_checkpoints_steps": config.save_checkpoints_steps,
                 "save_summary_steps": config.save_summary_steps,
                 "log_step_count_steps": config.log_step_count_steps}
+
+    def fires(name, every, boundaries):
+        # the checkpoint saver's first event is its save at session creation (``start``);
+        # the summary, step-counter and loss-logging hooks fire on their first call
+        last = start if name == "save_checkpoints_steps" else None
+        return timer.fire_steps(every, boundaries, last=last)
     for message in device_loop.interval_warnings(settings, iterations_per_loop, start,
-                                                 last_step):
+                                                 last_step, fires):
         logging.warning(message)
 
 

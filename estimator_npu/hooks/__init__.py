@@ -21,12 +21,12 @@ from estimator_npu.hooks.session_run_hook import (PRIORITY_EDITOR, PRIORITY_READ
                                                   SessionRunContext, SessionRunHook,
                                                   SessionRunValues, get_global_step)
 from estimator_npu.hooks.timer import (NeverTriggerTimer, SecondOrStepTimer,  # noqa: F401
-                                       crossing_steps)
+                                       fire_steps)
 
 __all__ = [
     "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
     "PRIORITY_WRITER", "PRIORITY_EDITOR", "PRIORITY_READER",
-    "SecondOrStepTimer", "NeverTriggerTimer", "crossing_steps",
+    "SecondOrStepTimer", "NeverTriggerTimer", "fire_steps",
     "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook", "StepCounterHook",
     "LoggingTensorHook", "StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError",
     "FinalOpsHook", "FeedFnHook", "ProgressHook", "ProfilerHook",

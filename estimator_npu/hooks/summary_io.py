@@ -14,3 +14,13 @@ def write_scalars(writer, values, step):
     summary = Summary([Summary.Value(tag=tag, simple_value=float(value))
                        for tag, value in values.items()])
     writer.add_summary(summary, int(step))
+
+
+def write_session_log(writer, status, step, checkpoint_path=None):
+    """Adds a ``SessionLog`` event (``"START"``, ``"CHECKPOINT"`` ...) at ``step``, as TF's
+    summary and checkpoint hooks do."""
+    from tensorboardX.proto.event_pb2 import SessionLog
+    log = SessionLog(status=SessionLog.SessionStatus.Value(status))
+    if checkpoint_path is not None:
+        log.checkpoint_path = checkpoint_path
+    writer.add_session_log(log, int(step))

@@ -80,7 +80,8 @@ def test_resume_relative_absolute_and_skip(tmp_path, caplog):
         assert est.train(input_fn, max_steps=13) is est
     assert "Skipping training since max_steps has already saved." in messages(caplog)
     assert "Calling model_fn." not in messages(caplog)
-    assert ckpt_steps(str(tmp_path)) == [5, 7, 10, 11, 13]   # max_to_keep=5: 0 dropped
+    # as TF: each train() re-saves its restored step (7, 11), then every 5 after it
+    assert ckpt_steps(str(tmp_path)) == [0, 5, 7, 11, 13]
 
 
 def test_final_checkpoint_and_loss_line(tmp_path, caplog):
