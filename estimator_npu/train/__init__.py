@@ -14,6 +14,7 @@ from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState
                                                latest_checkpoint, list_variables,
                                                load_checkpoint, load_variable,
                                                update_checkpoint_state)
+from estimator_npu.train.cluster_spec import ClusterSpec  # noqa: F401
 from estimator_npu.train.coordinator import Coordinator  # noqa: F401
 from estimator_npu.train.learning_rate_decay import (cosine_decay, exponential_decay,  # noqa
                                                      inverse_time_decay, linear_warmup,
