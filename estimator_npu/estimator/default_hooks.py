@@ -17,6 +17,7 @@ from estimator_npu.hooks.broadcast_hook import NPUBroadcastGlobalVariablesHook
 from estimator_npu.hooks.progress import ProgressHook
 from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHook
 from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer
+from estimator_npu.utils import logging
 
 
 def checkpoint_timer(config):
@@ -67,6 +68,7 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
         hooks.extend(spec.training_chief_hooks)
     savers = [h for h in hooks if isinstance(h, CheckpointSaverHook)]
     if not savers and chief:
+        logging.info("Create CheckpointSaverHook.")
         hooks.append(CheckpointSaverHook(model_dir, scaffold=spec.scaffold,
                                          listeners=saving_listeners,
                                          timer=checkpoint_timer(config)))

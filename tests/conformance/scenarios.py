@@ -173,7 +173,16 @@ _LOG_PATTERNS = {
     "rate": re.compile(r"^global_step/sec: "),
     "final": re.compile(r"^Loss for final step: "),
     "skipping": re.compile(r"^Skipping training since max_steps has already saved"),
+    # lines users grep for, counted
+    "create_hook": re.compile(r"^Create CheckpointSaverHook\.$"),
+    "restoring": re.compile(r"^Restoring parameters from "),
+    "local_init": re.compile(r"^Done running local_init_op\.$"),
+    "finalized": re.compile(r"^Graph was finalized\.$"),
+    "listeners": re.compile(r"^Calling checkpoint listeners (before|after) saving checkpoint "
+                            r"\d+\.\.\.$"),
 }
+_COUNTED = ("rate", "final", "skipping", "create_hook", "restoring", "local_init",
+            "finalized", "listeners")
 
 
 def _log_summary(lines):
@@ -182,10 +191,9 @@ def _log_summary(lines):
         for key, pat in _LOG_PATTERNS.items():
             m = pat.match(line)
             if m:
-                out[key].append(int(m.group(1)) if m.groups() else 1)
-    out["rate"] = len(out["rate"])
-    out["final"] = len(out["final"])
-    out["skipping"] = len(out["skipping"])
+                out[key].append(int(m.group(1)) if key in ("loss", "saving") else 1)
+    for key in _COUNTED:
+        out[key] = len(out[key])
     return out
 
 
