@@ -14,9 +14,11 @@ Replaying a plan is one Python call with no graph traversal and no dict lookups 
 """
 import sys
 
+import numpy as np
+
 from estimator_npu import errors
 from estimator_npu.engine import precision, registry
-from estimator_npu.engine.graph import Operation, Tensor
+from estimator_npu.engine.graph import GraphKeys, Operation, Tensor
 
 
 class Plan:
@@ -104,6 +106,50 @@ def _initializers_first(targets, fed, order):
     return needed_ops(targets, fed, extra), set(inits)
 
 
+def _snapshot_reads(order, targets, fed, initialized, reorder):
+    """Fetch snapshots: a fetched value is the value at the time of its read.
+
+    When the plan has a stateful op (an update), ops that depend on no stateful op (reads
+    of variables not initialized by this plan, and pure math on them or on feeds) move
+    before all the others, as TF's executor runs independent reads first; each keeps its
+    relative order (``reorder=False`` keeps the order: the device loop must run first).
+    Then every fetched tensor that may alias variable storage and is produced before a
+    stateful op gets copied right after it is computed, so a later in-place update can
+    not change it. Plans without a stateful op are returned unchanged (no copy).
+
+    The global step is the exception, as observed in TF (ref and resource variables
+    alike): a fetched global step is its value at the end of the run, so its reads are
+    neither moved nor copied, and ``compile_plan`` reads it again when returning.
+
+    Returns:
+        ``(order, snap, step_reads)``: the order, the fetched tensors to copy when
+        computed, and the global-step variable ops.
+    """
+    step_reads = set()
+    for op in order:
+        if op.type == "VariableV2" and not step_reads:
+            step_reads = {getattr(v, "op", v) for v in
+                          op.graph.get_collection(GraphKeys.GLOBAL_STEP)}
+            break
+    tainted = set()
+    for op in order:
+        if (registry.get(op.type).stateful or op in initialized or op in step_reads
+                or any(t not in fed and t.op in tainted for t in op.inputs)
+                or any(c in tainted for c in op.control_inputs)):
+            tainted.add(op)
+    if not any(registry.get(op.type).stateful for op in order):
+        return order, set(), step_reads
+    if reorder:
+        order = [op for op in order if op not in tainted] + \
+            [op for op in order if op in tainted]
+    position = {op: i for i, op in enumerate(order)}
+    last_update = max(i for i, op in enumerate(order) if registry.get(op.type).stateful)
+    snap = {t for t in targets if isinstance(t, Tensor) and t not in fed
+            and registry.get(t.op.type).may_alias and position[t.op] < last_update
+            and t.op not in step_reads}
+    return order, snap, step_reads
+
+
 def compile_plan(ctx, targets, feeds):
     """Compiles a plan computing ``targets`` (Tensor or Operation each) from ``feeds``.
 
@@ -123,6 +169,8 @@ def compile_plan(ctx, targets, feeds):
         # get_next, so that the end of input stops a step before it changes anything.
         pre = set(needed_ops(first, fed))
         order = [op for op in order if op in pre] + [op for op in order if op not in pre]
+    order, snap, step_reads = _snapshot_reads(order, targets, fed, initialized,
+                                              reorder=not first)
     ns = {}
     names = dict(fed)
     memo = precision.PlanMemo(fed)
@@ -130,6 +178,8 @@ def compile_plan(ctx, targets, feeds):
     line_ops = {}
     var_reads = []
     counter = [0]
+    snapped = {}  # fetched tensor -> the name of its snapshot
+    end_reads = {}  # fetched global step -> the expression reading it at the end
 
     def bind(obj):
         counter[0] += 1
@@ -141,11 +191,14 @@ def compile_plan(ctx, targets, feeds):
         opdef = registry.get(op.type)
         if opdef.inline is not None:
             expr = opdef.inline(op, ctx, bind)
+            if op in step_reads:
+                end_reads[op.outputs[0]] = expr
             if op.type == "VariableV2" and op not in initialized:
                 var_reads.append(ctx.store(op))
             names[op.outputs[0]] = v = f"v{op._id}"
             lines.append(f"    {v} = {expr}")
             line_ops[len(lines)] = op
+            _emit_snapshots(op, names, snap, snapped, lines, bind)
             continue
         kernel = opdef.kernel(op, ctx)
         if kernel is None:
@@ -163,12 +216,14 @@ def compile_plan(ctx, targets, feeds):
         else:
             lines.append(f"    {', '.join(outs)}, = {k}({args})")
         line_ops[len(lines)] = op
+        _emit_snapshots(op, names, snap, snapped, lines, bind)
     rets = []
     alias = []
     for t in targets:
         if isinstance(t, Tensor):
-            rets.append(names[t])
-            alias.append(t not in fed and registry.get(t.op.type).may_alias)
+            rets.append(snapped.get(t) or end_reads.get(t) or names[t])
+            alias.append(t not in fed and t not in snapped
+                         and registry.get(t.op.type).may_alias)
         else:
             rets.append("None")
             alias.append(False)
@@ -177,6 +232,20 @@ def compile_plan(ctx, targets, feeds):
     code = compile(source, f"<plan {len(order)} ops>", "exec")
     exec(code, ns)  # noqa: S102 - source generated above from op names only
     return Plan(ns["_plan"], order, line_ops, var_reads, source, alias)
+
+
+def _copy_if_array(value):
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _emit_snapshots(op, names, snap, snapped, lines, bind):
+    """Adds ``sN = copy(vN)`` right after ``op`` for its outputs in ``snap``."""
+    if not snap:
+        return
+    for i, t in enumerate(op.outputs):
+        if t in snap:
+            name = snapped[t] = f"s{op._id}_{i}"
+            lines.append(f"    {name} = {bind(_copy_if_array)}({names[t]})")
 
 
 def reraise_from_plan(plan, exc):

@@ -155,12 +155,14 @@ class MonitoredSession:
         self._plan = None
         self.current_global_step = None
         self._step_tensor = as_step_tensor(self._graph)
+        self._step_store = None
         try:
             for hook in self._hooks:
                 hook.begin()
             self._sess = self._creator.create_session()
             if self._step_tensor is not None:
                 self.current_global_step = int(self._sess.run(self._step_tensor))
+                self._step_store = _variable_store(self._sess, self._step_tensor)
             for hook in self._hooks:
                 hook.after_create_session(self._sess, self._coord)
         except BaseException as error:
@@ -221,7 +223,11 @@ class MonitoredSession:
             self._coord.request_stop()
             raise
         step = None
-        if plan.step_index is not None:
+        if self._step_store is not None:
+            # the step after the call: a fetched read is a snapshot taken when it ran,
+            # i.e. before the update of the same call
+            step = self.current_global_step = int(self._step_store.value)
+        elif plan.step_index is not None:
             step = self.current_global_step = int(values[plan.step_index])
         # SessionRunValues built with tuple.__new__: this loop runs once per host call
         no_results = _new_values((None, options, run_metadata, step, steps_run))
@@ -267,6 +273,17 @@ class MonitoredSession:
             exc_type, (errors.OutOfRangeError, StopIteration))
         self._close_internal(None if end_of_input else exc_value)
         return end_of_input
+
+
+def _variable_store(session, tensor):
+    """The session's store of the variable ``tensor`` reads (through ``Identity`` ops), or
+    ``None`` when it is not a plain variable read."""
+    op = tensor.op
+    while op.type == "Identity" and op.inputs:
+        op = op.inputs[0].op
+    if op.type != "VariableV2" or not hasattr(session, "store"):
+        return None
+    return session.store(op)
 
 
 def _merge_feeds(feed_dict, requests):
