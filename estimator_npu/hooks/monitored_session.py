@@ -24,7 +24,7 @@ from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHoo
 from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold, WorkerSessionCreator
 from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunContext,
                                                   SessionRunHook, SessionRunValues,
-                                                  as_step_tensor)
+                                                  StepAccount, as_step_tensor)
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.utils import logging, nest, validation
 
@@ -148,6 +148,7 @@ class MonitoredSession:
         self._creator = session_creator or ChiefSessionCreator()
         self.runner = default_runner if runner is None else validation.check_callable(
             "runner", runner)
+        self.steps = StepAccount(iterations_per_loop=iterations_per_loop)
         self.iterations_per_loop = iterations_per_loop
         self._coord = Coordinator()
         self._sess = None
@@ -163,6 +164,7 @@ class MonitoredSession:
             if self._step_tensor is not None:
                 self.current_global_step = int(self._sess.run(self._step_tensor))
                 self._step_store = _variable_store(self._sess, self._step_tensor)
+                self.steps.start_step = self.steps.global_step = self.current_global_step
             for hook in self._hooks:
                 hook.after_create_session(self._sess, self._coord)
         except BaseException as error:
@@ -177,6 +179,7 @@ class MonitoredSession:
     @iterations_per_loop.setter
     def iterations_per_loop(self, value):
         self._iterations_per_loop = validation.check_positive_int("iterations_per_loop", value)
+        self.steps.iterations_per_loop = self._iterations_per_loop
 
     @property
     def graph(self):
@@ -203,7 +206,7 @@ class MonitoredSession:
         if sess is None:
             raise RuntimeError("Run called on a closed MonitoredSession.")
         context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), sess,
-                                    self._iterations_per_loop)
+                                    self.steps.next_call_steps(), self.steps)
         hooks = self._hooks
         requests = [hook.before_run(context) for hook in hooks]
         plan = self._plan
@@ -229,6 +232,7 @@ class MonitoredSession:
             step = self.current_global_step = int(self._step_store.value)
         elif plan.step_index is not None:
             step = self.current_global_step = int(values[plan.step_index])
+        self.steps.record(step)
         # SessionRunValues built with tuple.__new__: this loop runs once per host call
         no_results = _new_values((None, options, run_metadata, step, steps_run))
         for hook, unpack in zip(hooks, plan.unpackers[1:]):

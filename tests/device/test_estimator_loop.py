@@ -326,3 +326,27 @@ def test_hook_alignment_grid_with_overflow_skipped_steps(tmp_path, caplog, k, in
     fired_counts = set(_tf_rule(log, counts))
     logged = [int(s) for s in re.findall(r"loss = [^,]+, step = (\d+)", caplog.text)]
     assert logged == [end for c, end in zip(counts, b) if c in fired_counts]
+
+
+class AccountRecorder(tf.train.SessionRunHook):
+    """Reads the session's StepAccount through run_context.steps."""
+
+    def __init__(self):
+        self.seen = []
+
+    def after_run(self, run_context, run_values):
+        a = run_context.steps
+        self.seen.append((a.start_step, a.last_step, a.iterations_per_loop, a.call_steps,
+                          a.global_step, a.calls, run_context.iterations_per_loop))
+
+
+def test_one_step_account_owns_start_last_k_and_each_calls_k_i(tmp_path):
+    est = tf.estimator.Estimator(model_fn, config=NPURunConfig(
+        model_dir=str(tmp_path), iterations_per_loop=4))
+    est.train(input_fn, steps=3)                      # resume from 3 below
+    rec = AccountRecorder()
+    est.train(input_fn, max_steps=13, hooks=[rec])
+    # after_run sees the account with this call recorded; the last call's k_i is clamped
+    # to the steps left (13 - 11 = 2)
+    assert rec.seen == [(3, 13, 4, 4, 7, 1, 4), (3, 13, 4, 4, 11, 2, 4),
+                        (3, 13, 4, 2, 13, 3, 2)]
