@@ -25,6 +25,7 @@ from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold, WorkerSe
 from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunContext,
                                                   SessionRunHook, SessionRunValues,
                                                   StepAccount, as_step_tensor)
+from estimator_npu.hooks.timer import SecondOrStepTimer
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.utils import logging, nest, validation
 
@@ -323,6 +324,37 @@ class SingularMonitoredSession(MonitoredSession):
         return self._sess
 
 
+def standard_hooks(scaffold, checkpoint_dir=None, summary_dir=None, log_step_count_steps=None,
+                   save_summaries_steps=None, save_summaries_secs=None,
+                   checkpoint_timer=None, listeners=None):
+    """The chief's standard hooks, built the same way for ``MonitoredTrainingSession`` and
+    ``Estimator.train``: ``(step counter, summary saver, checkpoint saver)``, each ``None``
+    when it is off.
+
+    Args:
+        scaffold: the ``Scaffold`` (summary op and saver).
+        checkpoint_dir: where checkpoints go (no checkpoint hook without it).
+        summary_dir: where the step rate and summaries go (``None``: the step counter only
+            logs, and there is no summary hook).
+        log_step_count_steps: the step counter's interval (0 or ``None``: off).
+        save_summaries_steps, save_summaries_secs: the summary interval (0/``None``: off).
+        checkpoint_timer: the checkpoint hook's timer (``None``: no checkpoint hook).
+        listeners: ``CheckpointSaverListener``s.
+    """
+    counter = summaries = saver = None
+    if log_step_count_steps and log_step_count_steps > 0:
+        counter = StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir)
+    if summary_dir and ((save_summaries_steps or 0) > 0 or (save_summaries_secs or 0) > 0):
+        summaries = SummarySaverHook(save_steps=save_summaries_steps or None,
+                                     save_secs=None if save_summaries_steps else
+                                     save_summaries_secs or None,
+                                     scaffold=scaffold, output_dir=summary_dir)
+    if checkpoint_dir and checkpoint_timer is not None:
+        saver = CheckpointSaverHook(checkpoint_dir, scaffold=scaffold, listeners=listeners,
+                                    timer=checkpoint_timer)
+    return counter, summaries, saver
+
+
 def MonitoredTrainingSession(  # noqa: N802 - TF1 name
         master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
         chief_only_hooks=None,
@@ -362,18 +394,14 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
                                   checkpoint_dir=checkpoint_dir)
     summary_dir = summary_dir or checkpoint_dir
-    if summary_dir:
-        if log_step_count_steps and log_step_count_steps > 0:
-            all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps,
-                                             output_dir=summary_dir))
-        if (save_summaries_steps or 0) > 0 or (save_summaries_secs or 0) > 0:
-            all_hooks.append(SummarySaverHook(save_steps=save_summaries_steps or None,
-                                              save_secs=save_summaries_secs or None,
-                                              scaffold=scaffold, output_dir=summary_dir))
-    if checkpoint_dir and ((save_checkpoint_secs or 0) > 0
-                           or (save_checkpoint_steps or 0) > 0):
-        all_hooks.append(CheckpointSaverHook(
-            checkpoint_dir, save_steps=save_checkpoint_steps or None,
-            save_secs=save_checkpoint_secs or None, scaffold=scaffold))
+    timer = None
+    if checkpoint_dir and ((save_checkpoint_secs or 0) > 0 or (save_checkpoint_steps or 0) > 0):
+        timer = SecondOrStepTimer(every_secs=save_checkpoint_secs or None,
+                                  every_steps=save_checkpoint_steps or None)
+    all_hooks.extend(h for h in standard_hooks(
+        scaffold, checkpoint_dir=checkpoint_dir, summary_dir=summary_dir,
+        log_step_count_steps=log_step_count_steps if summary_dir else None,
+        save_summaries_steps=save_summaries_steps, save_summaries_secs=save_summaries_secs,
+        checkpoint_timer=timer) if h is not None)
     return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
                             iterations_per_loop=iterations_per_loop)
