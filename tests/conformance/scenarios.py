@@ -104,7 +104,9 @@ def model_fn_factory(tf):
         b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
         pred = tf.matmul(features["x"], w) + b
         if mode == tf.estimator.ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"pred": pred})
+            return tf.estimator.EstimatorSpec(mode, predictions={
+                "pred": pred, "flat": tf.reshape(pred, [-1]),
+                "cls": tf.argmax(tf.concat([pred, -pred], 1), axis=1)})
         loss = tf.reduce_mean(tf.square(pred - labels))
         if mode == tf.estimator.ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(
@@ -258,6 +260,8 @@ def evaluate_predict(tf):
         est.train(input_fn_factory(tf), steps=10)
         result = est.evaluate(input_fn_factory(tf, finite=True), steps=None)
         preds = list(est.predict(input_fn_factory(tf, finite=True)))
+        batches = list(est.predict(input_fn_factory(tf, finite=True),
+                                   yield_single_examples=False))
         eval_dir = os.path.join(model_dir, "eval")
         eval_events = _events(tf, eval_dir) if os.path.isdir(eval_dir) else {}
         eval_files = sorted(re.sub(r"^events\.out\.tfevents\..*", "events.out.tfevents.*", f)
@@ -271,6 +275,11 @@ def evaluate_predict(tf):
                               "value": np.asarray(v, np.float64).ravel().tolist()}
                           for k, v in preds[0].items()},
         "predict_type": type(preds[0]).__name__,
+        "predict_batches": len(batches),
+        "predict_batch_first": {k: {"type": type(v).__name__,
+                                    "dtype": str(np.asarray(v).dtype),
+                                    "shape": list(np.shape(v))}
+                                for k, v in batches[0].items()},
         "eval_events": eval_events,
         "eval_files": eval_files,
     }

@@ -20,6 +20,8 @@ def test_evaluate_and_predict_types_values_and_events(golden):
         g = got["predict_first"][key]
         assert (g["type"], g["dtype"], g["shape"]) == (w["type"], w["dtype"], w["shape"])
         np.testing.assert_allclose(g["value"], w["value"], rtol=1e-6)
+    assert got["predict_batches"] == want["predict_batches"]
+    assert got["predict_batch_first"] == want["predict_batch_first"]
     assert got["eval_events"] == want["eval_events"]
     assert got["eval_files"] == want["eval_files"]
 
