@@ -57,17 +57,19 @@ def lamb_reference(learning_rate, weight_decay_rate, exclude_from_weight_decay,
     return Lamb()
 
 
-def stable(run, name, tries=5):
-    """Runs a scenario until two runs agree: TF's event writer once recorded a stray
-    summary in one of several identical runs; a golden must be TF's steady behaviour."""
-    previous = run()
-    for _ in range(tries):
-        current = run()
-        if current == previous:
-            return current
-        print(f"warning: {name} differed between two TF runs; running it again")
-        previous = current
-    raise RuntimeError(f"{name}: TF gave a different result in each of {tries + 1} runs")
+def stable(run, name, runs=5):
+    """The most common result of ``runs`` runs of a scenario. TF's own schedule is racy:
+    its SummarySaverHook predicts the next step from a global step fetched in the same
+    run as the update, which its executor reads sometimes before and sometimes after
+    the increment (``save_summary_steps=10`` then writes at 1, 11, 21 or at 1, 10, 20).
+    The golden is TF's usual outcome (the read before the update)."""
+    results = [run() for _ in range(runs)]
+    keys = [json.dumps(r, sort_keys=True) for r in results]
+    best = max(set(keys), key=keys.count)
+    if keys.count(best) < runs:
+        print(f"warning: {name}: TF gave {len(set(keys))} different results in {runs} runs; "
+              f"keeping the one seen {keys.count(best)} times")
+    return results[keys.index(best)]
 
 
 def write(name, data):
@@ -86,7 +88,8 @@ def main():
     for name in scenarios.OPTIMIZERS:
         make = lamb_reference if name == "LAMB" else None
         opts[name] = scenarios.optimizer_trajectory(tf, name, make)
-    write("optimizers", {"meta": meta, "optimizers": opts})
+    write("optimizers", {"meta": meta, "optimizers": opts,
+                         "reduce_sum": scenarios.reduce_sums(tf)})
     grid = {name: stable(lambda: scenarios.hook_grid(tf, name, "tensorflow"), name)
             for name in scenarios.HOOK_GRID}
     write("hook_grid", {"meta": meta, "scenarios": grid})

@@ -93,6 +93,28 @@ def optimizer_trajectory(tf, name, make_optimizer=None):
             "trajectory": encode(np.stack(rows))}
 
 
+# ---------------------------------------------------------------- float32 reductions
+REDUCE_SIZES = [3, 8, 9, 31, 32, 33, 100, 257, 1000, 1023, 1024, 4096]
+
+
+def reduce_input(n):
+    """Squares of exact binary fractions with a varied spread (float32)."""
+    i = np.arange(n)
+    x = (((i * 37) % 101 - 50) / 16.0 * (1.0 + (i % 7) / 8.0)).astype(F32)
+    return x * x
+
+
+def reduce_sums(tf):
+    """TF's ``reduce_sum`` of ``reduce_input(n)`` per size (base64 float32)."""
+    out = {}
+    with tf.Graph().as_default():
+        with tf.Session() as sess:
+            for n in REDUCE_SIZES:
+                out[str(n)] = encode(np.asarray(sess.run(tf.reduce_sum(
+                    tf.constant(reduce_input(n)))), F32).reshape(1))
+    return out
+
+
 # ---------------------------------------------------------------- estimator scenarios
 X = (np.arange(40, dtype=F32).reshape(20, 2) % 7 - 3.0) / 4.0
 Y = (X @ np.array([[0.5], [-1.0]], F32) + F32(0.25)).astype(F32)
