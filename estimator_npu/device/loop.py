@@ -183,7 +183,7 @@ class DeviceLoopRunner:
         return session.run(swapped, feed_dict, options), iterations
 
 
-def interval_warnings(settings, iterations_per_loop, start_step, last_step):
+def interval_warnings(settings, iterations_per_loop, start_step, last_step, fire_steps):
     """Warning messages for step intervals that are not multiples of the loop size.
 
     Args:
@@ -191,6 +191,9 @@ def interval_warnings(settings, iterations_per_loop, start_step, last_step):
         iterations_per_loop: the loop size ``k``.
         start_step: the global step training starts from.
         last_step: the step it ends at (``None`` when it runs until the input ends).
+        fire_steps: ``fire_steps(setting name, interval, boundaries) -> steps``: where the
+            hook of that setting fires over the given loop boundaries (the hooks' own timer
+            code; the device layer does not know the hooks).
 
     Returns:
         A list of messages, one per interval that is not a multiple of ``k``, naming the
@@ -207,18 +210,13 @@ def interval_warnings(settings, iterations_per_loop, start_step, last_step):
     for name, every in settings.items():
         if not every or every % k == 0:
             continue
-        fired = []
-        last = start_step
-        for step in boundaries:
-            if last // every != step // every:
-                fired.append(step)
-                last = step
+        fired = fire_steps(name, every, boundaries)
         shown = ", ".join(str(s) for s in fired[:8]) + (", ..." if len(fired) > 8 else "")
         when = f"i.e. at steps {shown}" if fired else \
             f"which does not happen before training ends at step {end}"
         messages.append(f"{name}={every} is not a multiple of iterations_per_loop={k}: hooks "
-                        f"run once per loop, so it will fire at the first loop boundary after "
-                        f"each multiple of {every}, {when}")
+                        f"run once per loop, so it will fire at the first loop boundary at "
+                        f"least {every} steps after its previous event, {when}")
     if last_step is not None and (last_step - start_step) % k:
         messages.append(f"The number of training steps ({last_step - start_step}) is not a "
                         f"multiple of iterations_per_loop={k}; the last loop runs "

@@ -27,9 +27,11 @@ import re
 import sys
 import weakref
 
+import numpy as np
+
 from estimator_npu import errors
 from estimator_npu.engine import plan_rewrites, precision, registry
-from estimator_npu.engine.graph import Operation, Tensor
+from estimator_npu.engine.graph import GraphKeys, Operation, Tensor
 
 
 class Plan:
@@ -224,13 +226,17 @@ class _Names:
         return out
 
 
-def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
-    """Generates, compiles and registers the plan function."""
+def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=frozenset(),
+         step_reads=frozenset()):
+    """Generates, compiles and registers the plan function; ``snap`` and ``step_reads``
+    come from ``_snapshot_reads`` (fetch snapshots, global-step reads at the end)."""
     lines = ["def _plan(" + ", ".join(fed_names[t] for t in feeds) + "):"]
     line_ops = {}
     var_reads = []
     fresh = {}  # variable tensor -> its read expression
     stale = set()  # variable reads that a stateful op emitted since may have replaced
+    snapped = {}  # fetched tensor -> the name of its snapshot
+    end_reads = {}  # fetched global step -> the expression reading it at the end
     ident = names["__idents__"]
     for s in steps:
         op = s.op
@@ -243,10 +249,13 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
                 # a stateful op (an update ordered before it by a control dependency,
                 # which may have replaced the stored array) it re-reads the store.
                 fresh[op.outputs[0]] = s.inline
+            if op in step_reads:
+                end_reads[op.outputs[0]] = s.inline
             v = ident.make("t_", op.name)
             names[op.outputs[0]] = v
             lines.append(f"    {v} = {s.inline}{comment}")
             line_ops[len(lines)] = op
+            _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
             continue
         k = ident.make("k_", op.name)
         ns[k] = s.kernel
@@ -266,12 +275,14 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
         else:
             lines.append(f"    {', '.join(outs)}, = {k}({args}){comment}")
         line_ops[len(lines)] = op
+        _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
     rets = []
     alias = []
     for t in targets:
         if isinstance(t, Tensor):
-            rets.append(names[t])
-            alias.append(t not in fed_names and registry.get(t.op.type).may_alias)
+            rets.append(snapped.get(t) or end_reads.get(t) or names[t])
+            alias.append(t not in fed_names and t not in snapped
+                         and registry.get(t.op.type).may_alias)
         else:
             rets.append("None")
             alias.append(False)
@@ -285,6 +296,50 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized):
                 filename)
     _PLANS_BY_CODE[plan.fn.__code__] = plan
     return plan
+
+
+def _snapshot_reads(order, targets, fed, initialized, reorder):
+    """Fetch snapshots: a fetched value is the value at the time of its read.
+
+    When the plan has a stateful op (an update), ops that depend on no stateful op (reads
+    of variables not initialized by this plan, and pure math on them or on feeds) move
+    before all the others, as TF's executor runs independent reads first; each keeps its
+    relative order (``reorder=False`` keeps the order: the device loop must run first).
+    Then every fetched tensor that may alias variable storage and is produced before a
+    stateful op gets copied right after it is computed, so a later in-place update can
+    not change it. Plans without a stateful op are returned unchanged (no copy).
+
+    The global step is the exception, as observed in TF (ref and resource variables
+    alike): a fetched global step is its value at the end of the run, so its reads are
+    neither moved nor copied, and ``compile_plan`` reads it again when returning.
+
+    Returns:
+        ``(order, snap, step_reads)``: the order, the fetched tensors to copy when
+        computed, and the global-step variable ops.
+    """
+    step_reads = set()
+    for op in order:
+        if registry.get(op.type).reads_variable and not step_reads:
+            step_reads = {getattr(v, "op", v) for v in
+                          op.graph.get_collection(GraphKeys.GLOBAL_STEP)}
+            break
+    tainted = set()
+    for op in order:
+        if (registry.get(op.type).stateful or op in initialized or op in step_reads
+                or any(t not in fed and t.op in tainted for t in op.inputs)
+                or any(c in tainted for c in op.control_inputs)):
+            tainted.add(op)
+    if not any(registry.get(op.type).stateful for op in order):
+        return order, set(), step_reads
+    if reorder:
+        order = [op for op in order if op not in tainted] + \
+            [op for op in order if op in tainted]
+    position = {op: i for i, op in enumerate(order)}
+    last_update = max(i for i, op in enumerate(order) if registry.get(op.type).stateful)
+    snap = {t for t in targets if isinstance(t, Tensor) and t not in fed
+            and registry.get(t.op.type).may_alias and position[t.op] < last_update
+            and t.op not in step_reads}
+    return order, snap, step_reads
 
 
 def compile_plan(ctx, targets, feeds):
@@ -307,11 +362,30 @@ def compile_plan(ctx, targets, feeds):
         ns[key] = obj
         return key
 
+    first = any(registry.get(op.type).runs_first or registry.get(op.type).input_source
+                for op in order)
+    order, snap, step_reads = _snapshot_reads(order, targets, fed, initialized,
+                                              reorder=not first)
     overrides = plan_rewrites.kernel_overrides(order, targets, feeds, ctx)
     steps = choose_kernels(ctx, order, fed, bind, overrides)
     names = dict(fed)
     names["__idents__"] = ident
-    return emit(ctx, steps, targets, feeds, fed, ns, names, initialized)
+    return emit(ctx, steps, targets, feeds, fed, ns, names, initialized, snap, step_reads)
+
+
+def _copy_if_array(value):
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _emit_snapshots(op, names, snap, snapped, lines, ns, ident):
+    """Adds ``s_x = copy(t_x)`` right after ``op`` for its outputs in ``snap``."""
+    if not snap:
+        return
+    for t in op.outputs:
+        if t in snap:
+            name = snapped[t] = ident.make("s_", t.name)
+            ns["_copy_if_array"] = _copy_if_array
+            lines.append(f"    {name} = _copy_if_array({names[t]})  # snapshot of {t.name}")
 
 
 def reraise_from_plan(plan, exc):

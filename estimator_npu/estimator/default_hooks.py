@@ -12,11 +12,13 @@ In run order (priorities, then this order)::
                                                       at start, every save_checkpoints_*
                                                       and always at the end
 """
-from estimator_npu.hooks.basic_hooks import LoggingTensorHook, NanTensorHook, StepCounterHook
+from estimator_npu.hooks.basic_hooks import LoggingTensorHook, NanTensorHook
 from estimator_npu.hooks.broadcast_hook import NPUBroadcastGlobalVariablesHook
 from estimator_npu.hooks.progress import ProgressHook
-from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHook
+from estimator_npu.hooks.monitored_session import standard_hooks
+from estimator_npu.hooks.saver_hooks import CheckpointSaverHook
 from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer
+from estimator_npu.utils import logging
 
 
 def checkpoint_timer(config):
@@ -54,11 +56,15 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
     if every:
         hooks.append(LoggingTensorHook({"loss": spec.loss, "step": global_step},
                                        every_n_iter=every))
-        hooks.append(StepCounterHook(every_n_steps=every,
-                                     output_dir=model_dir if chief else None))
-    if config.save_summary_steps and chief:
-        hooks.append(SummarySaverHook(save_steps=config.save_summary_steps,
-                                      output_dir=model_dir, scaffold=spec.scaffold))
+    has_saver = any(isinstance(h, CheckpointSaverHook)
+                    for h in list(user_hooks) + list(spec.training_hooks)
+                    + (list(spec.training_chief_hooks) if chief else []))
+    counter, summaries, saver = standard_hooks(
+        spec.scaffold, checkpoint_dir=model_dir if chief and not has_saver else None,
+        summary_dir=model_dir if chief else None, log_step_count_steps=every,
+        save_summaries_steps=config.save_summary_steps,
+        checkpoint_timer=checkpoint_timer(config), listeners=saving_listeners)
+    hooks.extend(h for h in (counter, summaries) if h is not None)
     if chief:
         hooks.append(ProgressHook(total_steps, desc="Training"))
     hooks.extend(user_hooks)
@@ -66,10 +72,9 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
     if chief:
         hooks.extend(spec.training_chief_hooks)
     savers = [h for h in hooks if isinstance(h, CheckpointSaverHook)]
-    if not savers and chief:
-        hooks.append(CheckpointSaverHook(model_dir, scaffold=spec.scaffold,
-                                         listeners=saving_listeners,
-                                         timer=checkpoint_timer(config)))
+    if saver is not None:
+        logging.info("Create CheckpointSaverHook.")
+        hooks.append(saver)
     elif saving_listeners and savers:
         raise ValueError("saving_listeners were given to train() together with a "
                          "CheckpointSaverHook in hooks; give the listeners to that hook "

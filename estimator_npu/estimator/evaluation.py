@@ -74,8 +74,10 @@ def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, step
         while not session.should_stop():
             session.run(update_op)
     logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
-    results = dict(final.final_ops_values)
-    results[GLOBAL_STEP_KEY] = int(results[GLOBAL_STEP_KEY])
+    # as TF's session.run: numpy scalars (np.float32 metrics), the step an np.int64
+    results = {k: (v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
+               for k, v in final.final_ops_values.items()}
+    results[GLOBAL_STEP_KEY] = np.int64(results[GLOBAL_STEP_KEY])
     return results
 
 
@@ -84,8 +86,9 @@ def _is_scalar(value):
         isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "biuf")
 
 
-def write_eval_summaries(eval_dir, results):
-    """Writes every scalar of ``results`` (but the global step) at its global step."""
+def write_eval_summaries(eval_dir, results, checkpoint_path=None):
+    """Writes every scalar of ``results`` (but the global step) at its global step, and,
+    as TF, the evaluated ``checkpoint_path`` as a string tensor summary."""
     scalars = {}
     for key, value in results.items():
         if key == GLOBAL_STEP_KEY:
@@ -97,6 +100,11 @@ def write_eval_summaries(eval_dir, results):
     os.makedirs(eval_dir, exist_ok=True)
     writer = summary_io.writer_for(eval_dir)
     summary_io.write_scalars(writer, scalars, results[GLOBAL_STEP_KEY])
+    if checkpoint_path:
+        logging.info("Saving 'checkpoint_path' summary for global step %d: %s",
+                     results[GLOBAL_STEP_KEY], checkpoint_path)
+        summary_io.write_string_tensor(writer, "checkpoint_path", checkpoint_path,
+                                       results[GLOBAL_STEP_KEY])
     # Flushed as TF does: early-stopping hooks read these files while training goes on.
     writer.flush()
 

@@ -89,6 +89,8 @@ class RunConfig:
     experimental_max_worker_delay_secs = attr.ib(default=None,
                                                  validator=_non_negative_number)
     session_creation_timeout_secs = attr.ib(default=7200, validator=_positive_number)
+    checkpoint_save_graph_def = attr.ib(default=True, validator=_optional(
+        validation.check_bool))
     num_workers = attr.ib(default=1, kw_only=True,
                           validator=lambda i, a, v: validation.check_positive_int(a.name, v))
     worker_index = attr.ib(default=0, kw_only=True, validator=_non_negative_int)
@@ -147,7 +149,7 @@ class RunConfig:
 
     @property
     def task_type(self):
-        return "worker" if self.num_workers > 1 else None
+        return "worker"  # TF: 'worker' also for a single process without TF_CONFIG
 
     @property
     def num_ps_replicas(self):
@@ -163,7 +165,8 @@ class RunConfig:
 
     @property
     def cluster_spec(self):
-        return None
+        from estimator_npu.train.cluster_spec import ClusterSpec
+        return ClusterSpec({})
 
     @property
     def service(self):

@@ -1,11 +1,13 @@
 """The training loop of ``Estimator.train``: host calls until a hook stops it.
 
-Each host call asks the runner for ``k = min(iterations_per_loop, last_step - step)``
-steps, so the last call is clamped and training never overshoots ``max_steps``::
+Each host call asks the runner for ``k_i = min(iterations_per_loop, last_step - step)``
+steps, so the last call is clamped and training never overshoots ``max_steps``. The
+session's ``StepAccount`` (``session.steps``, ``run_context.steps``) does the clamping;
+``last_step`` is set on it once, from the ``StopAtStepHook`` that decided it::
 
+    session.steps.last_step = stop_at_step_hook.last_step
     while not session.should_stop():
-        session.iterations_per_loop = min(iterations_per_loop, last_step - step)
-        _, loss = session.run([train_op, loss])      # one host call, hooks once
+        _, loss = session.run([train_op, loss])      # one host call of k_i steps
 
 The device loop plugs in through ``make_runner``: it returns the runner (see
 ``hooks.monitored_session``) and the loop size for a config and a training op. The default
@@ -14,6 +16,8 @@ config has one (1 otherwise).
 """
 from estimator_npu import errors
 from estimator_npu.device import loop as device_loop
+from estimator_npu.hooks import timer
+from estimator_npu.hooks.basic_hooks import StopAtStepHook
 from estimator_npu.hooks.monitored_session import MonitoredTrainingSession
 from estimator_npu.utils import logging
 
@@ -41,8 +45,14 @@ def _warn_about_intervals(config, iterations_per_loop, start, last_step):
     settings = {"save_checkpoints_steps": config.save_checkpoints_steps,
                 "save_summary_steps": config.save_summary_steps,
                 "log_step_count_steps": config.log_step_count_steps}
+
+    def fires(name, every, boundaries):
+        # the checkpoint saver's first event is its save at session creation (``start``);
+        # the summary, step-counter and loss-logging hooks fire on their first call
+        last = start if name == "save_checkpoints_steps" else None
+        return timer.fire_steps(every, boundaries, last=last)
     for message in device_loop.interval_warnings(settings, iterations_per_loop, start,
-                                                 last_step):
+                                                 last_step, fires):
         logging.warning(message)
 
 
@@ -72,14 +82,16 @@ def run_training(train_op, loss, hooks, scaffold, model_dir, config, *, runner=N
             config=config.session_config, runner=runner,
             iterations_per_loop=iterations_per_loop) as session:
         start = session.current_global_step
-        last_step = max_steps if max_steps is not None else (
-            None if steps is None else start + steps)
+        # last_step is decided once, by the StopAtStepHook (from steps or max_steps); the
+        # session's StepAccount clamps every call to it
+        stoppers = [h for h in hooks if isinstance(h, StopAtStepHook)]
+        last_step = min(h.last_step for h in stoppers) if stoppers else (
+            max_steps if max_steps is not None else (
+                None if steps is None else start + steps))
+        session.steps.last_step = last_step
         _warn_about_intervals(config, iterations_per_loop, start, last_step)
         try:
             while not session.should_stop():
-                if last_step is not None:
-                    left = last_step - session.current_global_step
-                    session.iterations_per_loop = max(1, min(iterations_per_loop, left))
                 before = session.current_global_step
                 _, loss_value = session.run(fetches)
                 if session.current_global_step == before:

@@ -19,14 +19,15 @@ from estimator_npu.hooks.scaffold import (ChiefSessionCreator, Scaffold,  # noqa
 from estimator_npu.hooks.session_run_hook import (PRIORITY_EDITOR, PRIORITY_READER,  # noqa
                                                   PRIORITY_WRITER, SessionRunArgs,
                                                   SessionRunContext, SessionRunHook,
+                                                  StepAccount,
                                                   SessionRunValues, get_global_step)
 from estimator_npu.hooks.timer import (NeverTriggerTimer, SecondOrStepTimer,  # noqa: F401
-                                       crossing_steps)
+                                       fire_steps)
 
 __all__ = [
-    "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+    "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "StepAccount",
     "PRIORITY_WRITER", "PRIORITY_EDITOR", "PRIORITY_READER",
-    "SecondOrStepTimer", "NeverTriggerTimer", "crossing_steps",
+    "SecondOrStepTimer", "NeverTriggerTimer", "fire_steps",
     "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook", "StepCounterHook",
     "LoggingTensorHook", "StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError",
     "FinalOpsHook", "FeedFnHook", "ProgressHook", "ProfilerHook",

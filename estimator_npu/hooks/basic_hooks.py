@@ -1,16 +1,16 @@
 """The built-in hooks of TF1's ``basic_session_run_hooks``, with loop-aware timing.
 
-Periodic hooks take their interval from a timer (``timer.py``): a step interval fires at
-the first host-call boundary at or after each multiple (the crossing rule), a time
-interval when enough seconds have passed. Every hook reads the global step after a call
-from ``run_values.global_step`` (reading the variable itself only when a driver does not
-provide it), so one call that runs ``N`` steps is seen as exactly that.
+Every periodic hook takes its interval from a ``SecondOrStepTimer`` (``timer.py``) and
+applies TF's rule: fire on the first call, then at the first step at least N after the
+previous event (or N seconds). Hooks evaluate it once per host call, with the true global
+step after the call (``run_values.global_step``; the variable is read only when a driver
+does not provide it), so a call that runs ``k`` steps is seen as exactly that.
 
-A hook that needs values of the run to act (``LoggingTensorHook``, ``SummarySaverHook``)
-asks for them only when the call's end step ``step + run_context.iterations_per_loop``
-would fire, and acts only when the authoritative step really does (a loop whose steps were
-skipped, e.g. by a loss-scale overflow, ends earlier; the event then moves to the next
-call).
+A hook that needs values of the run (``SummarySaverHook``) decides before the call
+whether to ask for them, from the call's expected end step ``step +
+run_context.iterations_per_loop``, and then records them at the true step (a loop whose
+steps were skipped by a loss-scale overflow ends earlier). ``LoggingTensorHook`` counts
+its own iterations as TF's does (the steps its calls ran).
 """
 import numpy as np
 
@@ -98,8 +98,8 @@ class LoggingTensorHook(SessionRunHook):
     Args:
         tensors: a dict ``{tag: tensor or name}`` (logged in sorted tag order) or a list
             of tensors/names (logged in that order, tagged with their names).
-        every_n_iter: a step interval (crossing rule on the global step; on the count of
-            steps run when the graph has no global step).
+        every_n_iter: an interval in this hook's own iterations (the steps its calls ran:
+            one per call without a device loop), as TF's.
         every_n_secs: a time interval.
         at_end: also log at the end (alone: only at the end).
         formatter: ``f(dict of tag -> value) -> str``.
@@ -135,28 +135,20 @@ class LoggingTensorHook(SessionRunHook):
         self._timer.reset()
         self._current = {tag: graph.as_graph_element(t) for tag, t in self._tensors.items()}
         self._args = SessionRunArgs(self._current)
-        self._step_tensor = as_step_tensor(graph)
-        self._step = 0
-
-    def after_create_session(self, session, coord):
-        if self._step_tensor is not None:
-            self._step = _read_step(session, self._step_tensor)
+        self._iter_count = 0
 
     def before_run(self, run_context):
-        step = self._step + run_context.iterations_per_loop
-        self._requested = self._timer.should_trigger_for_step(step)
+        # TF: the timer runs on this hook's own iteration count, not on the global step.
+        self._requested = self._timer.should_trigger_for_step(self._iter_count)
         return self._args if self._requested else None
 
     def after_run(self, run_context, run_values):
-        if self._step_tensor is None:
-            self._step += run_values.steps_run
-        else:
-            self._step = step_after_run(run_context, run_values, self._step_tensor)
-        if self._requested and self._timer.should_trigger_for_step(self._step):
+        if self._requested:
             self._log(run_values.results)
+        self._iter_count += run_values.steps_run
 
     def _log(self, values):
-        elapsed_secs, _ = self._timer.update_last_triggered_step(self._step)
+        elapsed_secs, _ = self._timer.update_last_triggered_step(self._iter_count)
         if self._formatter is not None:
             logging.info("%s", self._formatter(values))
             return

@@ -24,7 +24,8 @@ from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHoo
 from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold, WorkerSessionCreator
 from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunContext,
                                                   SessionRunHook, SessionRunValues,
-                                                  as_step_tensor)
+                                                  StepAccount, as_step_tensor)
+from estimator_npu.hooks.timer import SecondOrStepTimer
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.utils import logging, nest, validation
 
@@ -148,6 +149,7 @@ class MonitoredSession:
         self._creator = session_creator or ChiefSessionCreator()
         self.runner = default_runner if runner is None else validation.check_callable(
             "runner", runner)
+        self.steps = StepAccount(iterations_per_loop=iterations_per_loop)
         self.iterations_per_loop = iterations_per_loop
         self._coord = Coordinator()
         self._sess = None
@@ -155,12 +157,15 @@ class MonitoredSession:
         self._plan = None
         self.current_global_step = None
         self._step_tensor = as_step_tensor(self._graph)
+        self._step_store = None
         try:
             for hook in self._hooks:
                 hook.begin()
             self._sess = self._creator.create_session()
             if self._step_tensor is not None:
                 self.current_global_step = int(self._sess.run(self._step_tensor))
+                self._step_store = _variable_store(self._sess, self._step_tensor)
+                self.steps.start_step = self.steps.global_step = self.current_global_step
             for hook in self._hooks:
                 hook.after_create_session(self._sess, self._coord)
         except BaseException as error:
@@ -175,6 +180,7 @@ class MonitoredSession:
     @iterations_per_loop.setter
     def iterations_per_loop(self, value):
         self._iterations_per_loop = validation.check_positive_int("iterations_per_loop", value)
+        self.steps.iterations_per_loop = self._iterations_per_loop
 
     @property
     def graph(self):
@@ -201,7 +207,7 @@ class MonitoredSession:
         if sess is None:
             raise RuntimeError("Run called on a closed MonitoredSession.")
         context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), sess,
-                                    self._iterations_per_loop)
+                                    self.steps.next_call_steps(), self.steps)
         hooks = self._hooks
         requests = [hook.before_run(context) for hook in hooks]
         plan = self._plan
@@ -221,8 +227,13 @@ class MonitoredSession:
             self._coord.request_stop()
             raise
         step = None
-        if plan.step_index is not None:
+        if self._step_store is not None:
+            # the step after the call: a fetched read is a snapshot taken when it ran,
+            # i.e. before the update of the same call
+            step = self.current_global_step = int(self._step_store.value)
+        elif plan.step_index is not None:
             step = self.current_global_step = int(values[plan.step_index])
+        self.steps.record(step)
         # SessionRunValues built with tuple.__new__: this loop runs once per host call
         no_results = _new_values((None, options, run_metadata, step, steps_run))
         for hook, unpack in zip(hooks, plan.unpackers[1:]):
@@ -269,6 +280,17 @@ class MonitoredSession:
         return end_of_input
 
 
+def _variable_store(session, tensor):
+    """The session's store of the variable ``tensor`` reads (through ``Identity`` ops), or
+    ``None`` when it is not a plain variable read."""
+    op = tensor.op
+    while op.type == "Identity" and op.inputs:
+        op = op.inputs[0].op
+    if op.type != "VariableV2" or not hasattr(session, "store"):
+        return None
+    return session.store(op)
+
+
 def _merge_feeds(feed_dict, requests):
     feeds = feed_dict
     for request in requests:
@@ -300,6 +322,37 @@ class SingularMonitoredSession(MonitoredSession):
     def raw_session(self):
         """The underlying ``Session``."""
         return self._sess
+
+
+def standard_hooks(scaffold, checkpoint_dir=None, summary_dir=None, log_step_count_steps=None,
+                   save_summaries_steps=None, save_summaries_secs=None,
+                   checkpoint_timer=None, listeners=None):
+    """The chief's standard hooks, built the same way for ``MonitoredTrainingSession`` and
+    ``Estimator.train``: ``(step counter, summary saver, checkpoint saver)``, each ``None``
+    when it is off.
+
+    Args:
+        scaffold: the ``Scaffold`` (summary op and saver).
+        checkpoint_dir: where checkpoints go (no checkpoint hook without it).
+        summary_dir: where the step rate and summaries go (``None``: the step counter only
+            logs, and there is no summary hook).
+        log_step_count_steps: the step counter's interval (0 or ``None``: off).
+        save_summaries_steps, save_summaries_secs: the summary interval (0/``None``: off).
+        checkpoint_timer: the checkpoint hook's timer (``None``: no checkpoint hook).
+        listeners: ``CheckpointSaverListener``s.
+    """
+    counter = summaries = saver = None
+    if log_step_count_steps and log_step_count_steps > 0:
+        counter = StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir)
+    if summary_dir and ((save_summaries_steps or 0) > 0 or (save_summaries_secs or 0) > 0):
+        summaries = SummarySaverHook(save_steps=save_summaries_steps or None,
+                                     save_secs=None if save_summaries_steps else
+                                     save_summaries_secs or None,
+                                     scaffold=scaffold, output_dir=summary_dir)
+    if checkpoint_dir and checkpoint_timer is not None:
+        saver = CheckpointSaverHook(checkpoint_dir, scaffold=scaffold, listeners=listeners,
+                                    timer=checkpoint_timer)
+    return counter, summaries, saver
 
 
 def MonitoredTrainingSession(  # noqa: N802 - TF1 name
@@ -341,18 +394,14 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
                                   checkpoint_dir=checkpoint_dir)
     summary_dir = summary_dir or checkpoint_dir
-    if summary_dir:
-        if log_step_count_steps and log_step_count_steps > 0:
-            all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps,
-                                             output_dir=summary_dir))
-        if (save_summaries_steps or 0) > 0 or (save_summaries_secs or 0) > 0:
-            all_hooks.append(SummarySaverHook(save_steps=save_summaries_steps or None,
-                                              save_secs=save_summaries_secs or None,
-                                              scaffold=scaffold, output_dir=summary_dir))
-    if checkpoint_dir and ((save_checkpoint_secs or 0) > 0
-                           or (save_checkpoint_steps or 0) > 0):
-        all_hooks.append(CheckpointSaverHook(
-            checkpoint_dir, save_steps=save_checkpoint_steps or None,
-            save_secs=save_checkpoint_secs or None, scaffold=scaffold))
+    timer = None
+    if checkpoint_dir and ((save_checkpoint_secs or 0) > 0 or (save_checkpoint_steps or 0) > 0):
+        timer = SecondOrStepTimer(every_secs=save_checkpoint_secs or None,
+                                  every_steps=save_checkpoint_steps or None)
+    all_hooks.extend(h for h in standard_hooks(
+        scaffold, checkpoint_dir=checkpoint_dir, summary_dir=summary_dir,
+        log_step_count_steps=log_step_count_steps if summary_dir else None,
+        save_summaries_steps=save_summaries_steps, save_summaries_secs=save_summaries_secs,
+        checkpoint_timer=timer) if h is not None)
     return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
                             iterations_per_loop=iterations_per_loop)

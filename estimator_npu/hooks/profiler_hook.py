@@ -1,6 +1,7 @@
 """``ProfilerHook``: host-call timelines in Chrome trace format (``chrome://tracing``).
 
-Every host call is timed (``before_run`` to ``after_run``); when the timer fires, the calls
+Every host call is timed (``before_run`` to ``after_run``); when the timer fires (as
+TF's, never on the first call, then TF's rule from the second call on), the calls
 since the previous file are written to ``<output_dir>/timeline-<global_step>.json`` as
 complete events (``"ph": "X"``) with the global step and the steps each call ran. Unlike
 TF1's hook there is no per-op device trace: a call is the unit the host sees.
@@ -37,6 +38,7 @@ class ProfilerHook(SessionRunHook):
     def begin(self):
         self._step_tensor = as_step_tensor(get_default_graph(), "ProfilerHook")
         self._timer.reset()
+        self._calls = 0
         os.makedirs(self._output_dir or ".", exist_ok=True)
 
     def before_run(self, run_context):
@@ -48,7 +50,8 @@ class ProfilerHook(SessionRunHook):
         self._events.append({"name": "host call", "ph": "X", "pid": 0, "tid": 0,
                              "ts": self._start * 1e6, "dur": (end - self._start) * 1e6,
                              "args": {"global_step": step, "steps_run": run_values.steps_run}})
-        if self._timer.should_trigger_for_step(step):
+        self._calls += 1
+        if self._calls > 1 and self._timer.should_trigger_for_step(step):
             self._timer.update_last_triggered_step(step)
             path = os.path.join(self._output_dir, f"timeline-{step}.json")
             atomic_write(path, [json.dumps({"traceEvents": self._events}).encode()])

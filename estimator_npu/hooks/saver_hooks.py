@@ -1,9 +1,11 @@
 """Hooks that write to disk: ``CheckpointSaverHook`` (+ listeners) and ``SummarySaverHook``.
 
-The checkpoint hook saves when the session starts (step 0 of a fresh run; a resumed run
-whose step is already saved is not saved again), whenever its timer fires, and at the end
-when the last step is not saved yet — but not when the session closes on an error, so a
-failing step never leaves a checkpoint of a broken model behind::
+As TF's, the checkpoint hook saves when the session is created (step 0 of a fresh run;
+a resumed run saves its restored step again), then whenever its timer fires (the first
+step at least ``save_steps`` after the previous save), and at the end when the last step
+is not saved yet — but not when the session closes on an error, so a failing step never
+leaves a checkpoint of a broken model behind. Each save is logged with TF's wording and
+recorded as a ``CHECKPOINT`` session log in the events of the checkpoint directory::
 
     hook = CheckpointSaverHook(model_dir, save_steps=100, listeners=[MyListener()])
 """
@@ -85,17 +87,17 @@ class CheckpointSaverHook(SessionRunHook):
 
     def begin(self):
         os.makedirs(self._checkpoint_dir, exist_ok=True)
+        self._summary_writer = summary_io.writer_for(self._checkpoint_dir)
         self._step_tensor = as_step_tensor(get_default_graph(), "CheckpointSaverHook")
         self._timer.reset()
         for listener in self._listeners:
             listener.begin()
 
     def after_create_session(self, session, coord):
+        # TF saves here whatever the step: also a step just restored from model_dir.
         step = _read_step(session, self._step_tensor)
         _write_graph_files(self._checkpoint_dir)
-        latest = checkpoint_io.latest_checkpoint(self._checkpoint_dir)
-        if latest is None or os.path.basename(latest) != f"{self._basename}-{step}":
-            self._save(session, step)
+        self._save(session, step)
         self._timer.update_last_triggered_step(step)
 
     def after_run(self, run_context, run_values):
@@ -116,13 +118,18 @@ class CheckpointSaverHook(SessionRunHook):
             self._save(session, step)
         for listener in self._listeners:
             listener.end(session, step)
+        self._summary_writer.flush()
 
     def _save(self, session, step):
         """Saves; returns True when a listener asks to stop."""
-        logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        logging.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
             listener.before_save(session, step)
+        logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(session, self._save_path, global_step=step)
+        summary_io.write_session_log(self._summary_writer, "CHECKPOINT", step,
+                                     checkpoint_path=self._save_path)
+        logging.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
@@ -181,22 +188,28 @@ class SummarySaverHook(SessionRunHook):
 
     def after_create_session(self, session, coord):
         self._step = _read_step(session, self._step_tensor)
+        self._first = True
         op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
         if op is not None:
             self._args = SessionRunArgs(op if isinstance(op, list) else [op])
 
     def before_run(self, run_context):
+        # TF asks for the summaries on the first call and whenever the call's expected end
+        # step is due, then writes them at the true step after the call.
         step = self._step + run_context.iterations_per_loop
-        self._requested = (self._args is not None
-                           and self._timer.should_trigger_for_step(step))
+        self._requested = self._first or self._timer.should_trigger_for_step(step)
         return self._args if self._requested else None
 
     def after_run(self, run_context, run_values):
         self._step = step_after_run(run_context, run_values, self._step_tensor)
-        if not self._requested or not self._timer.should_trigger_for_step(self._step):
+        if self._first:
+            self._first = False
+            if self._summary_writer is not None:
+                summary_io.write_session_log(self._summary_writer, "START", self._step)
+        if not self._requested:
             return
         self._timer.update_last_triggered_step(self._step)
-        if self._summary_writer is not None:
+        if self._summary_writer is not None and run_values.results is not None:
             for summary in run_values.results:
                 self._summary_writer.add_summary(summary, self._step)
 

@@ -160,7 +160,9 @@ class ChiefSessionCreator:
                 if scaffold.init_fn is not None:
                     scaffold.init_fn(sess)
             if scaffold.local_init_op is not None:
+                logging.info("Running local_init_op.")
                 sess.run(scaffold.local_init_op)
+                logging.info("Done running local_init_op.")
             _check_ready(sess, scaffold, ckpt)
         except BaseException:
             sess.close()

@@ -107,6 +107,52 @@ class SessionRunValues(collections.namedtuple(
         return super().__new__(cls, results, options, run_metadata, global_step, steps_run)
 
 
+class StepAccount:
+    """The one owner of step accounting of a monitored session (``session.steps``, and
+    ``run_context.steps`` in hooks).
+
+    Attributes:
+        start_step: the global step when the session was created (``None`` without one).
+        global_step: the global step after the last call.
+        last_step: the step training stops at (``None``: until a stop or end of input);
+            set once, by the driver, from the ``StopAtStepHook`` that decides it.
+        iterations_per_loop: ``k``, the steps one host call is asked to run at most.
+        call_steps: ``k_i``, the steps asked of the current (or last) call: ``k``, clamped
+            to ``last_step - global_step`` so the last loop never overshoots.
+        calls: how many host calls ran.
+    """
+
+    __slots__ = ("start_step", "global_step", "last_step", "iterations_per_loop",
+                 "call_steps", "calls")
+
+    def __init__(self, start_step=None, iterations_per_loop=1, last_step=None):
+        self.start_step = start_step
+        self.global_step = start_step
+        self.last_step = last_step
+        self.iterations_per_loop = iterations_per_loop
+        self.call_steps = iterations_per_loop
+        self.calls = 0
+
+    def next_call_steps(self):
+        """``k_i`` for the next call (and records it as ``call_steps``)."""
+        k = self.iterations_per_loop
+        if self.last_step is not None and self.global_step is not None:
+            k = max(1, min(k, self.last_step - self.global_step))
+        self.call_steps = k
+        return k
+
+    def record(self, global_step):
+        """Notes the end of a call at ``global_step``."""
+        self.calls += 1
+        if global_step is not None:
+            self.global_step = global_step
+
+    def __repr__(self):
+        return (f"StepAccount(start_step={self.start_step}, global_step={self.global_step}, "
+                f"last_step={self.last_step}, iterations_per_loop={self.iterations_per_loop},"
+                f" call_steps={self.call_steps}, calls={self.calls})")
+
+
 class SessionRunContext:
     """The context of one ``MonitoredSession.run`` call.
 
@@ -115,14 +161,18 @@ class SessionRunContext:
         session: the raw session the call runs in.
         iterations_per_loop: how many training steps the call is asked to run (the device
             loop's count for this call, after clamping to the steps left).
+        steps: the monitored session's ``StepAccount`` (start, last and current step,
+            ``k`` and this call's ``k_i``), or ``None`` outside a monitored session.
     """
 
-    __slots__ = ("original_args", "session", "iterations_per_loop", "_stop_requested")
+    __slots__ = ("original_args", "session", "iterations_per_loop", "steps",
+                 "_stop_requested")
 
-    def __init__(self, original_args, session, iterations_per_loop=1):
+    def __init__(self, original_args, session, iterations_per_loop=1, steps=None):
         self.original_args = original_args
         self.session = session
         self.iterations_per_loop = iterations_per_loop
+        self.steps = steps
         self._stop_requested = False
 
     @property

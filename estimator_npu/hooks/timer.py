@@ -1,18 +1,20 @@
 """Interval timers: when a periodic hook fires. Hook timing lives here and nowhere else.
 
-A step timer fires when a multiple of ``every_steps`` is *crossed*, not hit::
+TF's ``SecondOrStepTimer`` rule, for every built-in hook::
 
-    fires(last, step) = last is None or last // every_steps != step // every_steps
+    fires(step) = last is None                       # the first time it is asked
+                  or step >= last + every_steps      # (step timer), or
+                  or now >= last_time + every_secs   # (time timer)
+    (never twice at the same step)
 
-so a device loop that moves the global step by ``N`` per host call never skips an event:
-with ``every_steps=10`` and ``N=3`` the boundaries 3, 6, 9, 12, ... fire at 12, 21, 30, ...
-(the first boundary at or after each multiple). With ``N=1`` this is TF1's "every 10
-steps"; when ``every_steps`` is a multiple of ``N`` it fires exactly at the multiples. A
-time timer fires when ``every_secs`` have passed since it last fired. A timer is exactly
-one of the two.
+where ``last`` is the step of the previous event. With one step per host call that is
+TF 1.x exactly: ``every_steps=10`` from step 1 fires at 1, 11, 21, ... With a device loop
+of ``k`` steps per call the same rule is evaluated at the loop boundaries with the true
+global step: ``every_steps=10``, ``k=3`` from step 0 fires at 3, 15, 27, ... (the first
+boundary at least 10 after the previous event). A timer is exactly one of the two.
 
-``crossing_steps`` answers "at which steps will it fire?" without running anything (the
-device loop uses it to say so in its warnings).
+``fire_steps`` answers "at which steps will it fire?" by running this very timer over
+the loop boundaries (the device loop names those steps in its warnings).
 """
 import time
 
@@ -20,7 +22,8 @@ from estimator_npu.utils import validation
 
 
 class SecondOrStepTimer:
-    """Fires every ``every_secs`` seconds or on crossing a multiple of ``every_steps``.
+    """Fires on the first call, then every ``every_secs`` seconds or ``every_steps`` steps
+    after the previous event (TF's rule, see the module docstring).
 
     Args:
         every_secs: seconds between events (a positive number), or ``None``.
@@ -58,8 +61,8 @@ class SecondOrStepTimer:
         if step == self._last_step:
             return False
         if self.every_steps is not None:
-            return self._last_step // self.every_steps != step // self.every_steps
-        return self._clock() - self._last_time >= self.every_secs
+            return step >= self._last_step + self.every_steps
+        return self._clock() >= self._last_time + self.every_secs
 
     def update_last_triggered_step(self, step):
         """Records an event at ``step``.
@@ -104,21 +107,23 @@ class NeverTriggerTimer(SecondOrStepTimer):
         return "NeverTriggerTimer()"
 
 
-def crossing_steps(every_steps, boundaries, last=0):
-    """The loop boundaries at which a step timer of ``every_steps`` fires.
+def fire_steps(timer, boundaries, last=None):
+    """The steps among ``boundaries`` at which ``timer``'s rule fires, computed by a fresh
+    copy of the timer (``timer`` itself is left alone).
 
     Args:
-        every_steps: the interval (a positive int).
-        boundaries: increasing global steps at which host calls end.
-        last: the step of the previous event (the start step; 0 on a fresh run).
-
-    Returns:
-        The list of boundaries that cross a multiple of ``every_steps``.
+        timer: a step ``SecondOrStepTimer`` (or a positive int: ``every_steps``).
+        boundaries: increasing global steps at which the hook is asked (host calls end).
+        last: the step of an event before the first boundary (e.g. the checkpoint saved
+            at session creation), or ``None`` when the first boundary is the first ask.
     """
-    every_steps = validation.check_positive_int("every_steps", every_steps)
+    every = timer if isinstance(timer, int) else timer.every_steps
+    probe = SecondOrStepTimer(every_steps=every)
+    if last is not None:
+        probe.update_last_triggered_step(last)
     fired = []
     for step in boundaries:
-        if last // every_steps != step // every_steps:
+        if probe.should_trigger_for_step(step):
+            probe.update_last_triggered_step(step)
             fired.append(step)
-            last = step
     return fired

@@ -219,7 +219,9 @@ class Optimizer:
                 dyn_names.append(k)
                 dyn_tensors.append(t)
             else:
-                static[k] = float(v)
+                # TF converts a Python number to a float32 tensor, then casts it to the
+                # variable's dtype: round to float32 first (see UpdateRule.float32_hyper).
+                static[k] = float(np.float32(v)) if self.rule.float32_hyper else float(v)
         inputs = []
         if condition is not None:
             cond = convert_to_tensor(condition)
@@ -321,10 +323,14 @@ class Optimizer:
                 if isinstance(value, (Tensor, Variable)):
                     from estimator_npu.engine.ops.math_ops import cast
                     value = cast(convert_to_tensor(value), first.dtype)
+                    dtype = first.dtype
                 else:
-                    value = constant(value, dtype=first.dtype)
+                    # TF1 makes ``beta1_power`` ... from a Python float: a float32
+                    # variable whatever the dtype of the variables it serves.
+                    dtype = dtypes.float32
+                    value = constant(float(np.float32(value)), dtype=dtype)
                 self._non_slot[key] = Variable(value, trainable=False, name=n,
-                                               dtype=first.dtype)
+                                               dtype=dtype)
             out[n] = self._non_slot[key]
         return out
 

@@ -12,6 +12,7 @@ Event files are TFRecord files of ``Event`` protos (tensorboardX ships the proto
 import os
 import struct
 import threading
+import time
 import zlib
 
 import numpy as np
@@ -123,6 +124,7 @@ class FileWriter:
         self._writer = _TbxWriter(self._logdir, max_queue=max_queue, flush_secs=flush_secs,
                                   filename_suffix=filename_suffix or "")
         self._closed = False
+        _write_synchronously(self._writer, flush_secs)
         if graph is not None:
             self.add_graph(graph)
 
@@ -174,7 +176,11 @@ class FileWriter:
 
     def reopen(self):
         if self._closed:
-            self._writer.reopen()
+            ew = getattr(self._writer, "event_writer", None)
+            if isinstance(getattr(ew, "_worker", None), _NoWorker):
+                ew._closed = False  # synchronous writing: no worker thread to restart
+            else:
+                self._writer.reopen()
             self._closed = False
 
     def __enter__(self):
@@ -183,6 +189,45 @@ class FileWriter:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class _NoWorker:
+    def stop(self):
+        pass
+
+
+def _write_synchronously(tbx_writer, flush_secs):
+    """Makes tensorboardX's event writer write each event when it is added (flushing to
+    disk every ``flush_secs``), as TF's does: its background thread and queue would
+    otherwise make ``flush()`` return before the last events reach the file, and a hook
+    that writes at the end (the final checkpoint's session log) would lose them.
+    Leaves the writer as it is when its internals are not the expected ones."""
+    ew = getattr(tbx_writer, "event_writer", None)
+    worker = getattr(ew, "_worker", None)
+    records = getattr(ew, "_ev_writer", None)
+    if worker is None or records is None or not hasattr(worker, "stop"):
+        return
+    worker.stop()  # writes what is queued, then ends the thread
+    ew._worker = _NoWorker()
+    lock = threading.Lock()
+    state = {"next_flush": time.monotonic() + flush_secs}
+
+    def add_event(event):
+        if ew._closed:
+            return
+        with lock:
+            records.write_event(event)
+            now = time.monotonic()
+            if now >= state["next_flush"]:
+                records.flush()
+                state["next_flush"] = now + flush_secs
+
+    def flush():
+        if not ew._closed:
+            with lock:
+                records.flush()
+    ew.add_event = add_event
+    ew.flush = flush
 
 
 def graph_def_bytes(graph):

@@ -15,7 +15,9 @@ def test_custom_estimator_with_metrics_and_predictions(tmp_path, run_script):
 def test_layers_cnn_estimator_with_numpy_input_fn(tmp_path, mnist_dir, run_script):
     proc = run_script("layers_cnn_estimator.py", f"--data_dir={mnist_dir}", "--steps=30",
                       cwd=tmp_path)
-    match = re.search(r"EVAL \{'accuracy': [^0-9]*([0-9.]+).*'global_step': (\d+)", proc.stdout)
+    # evaluate() returns np.float32 / np.int64 as TF does (numpy 2 reprs wrap them)
+    match = re.search(r"EVAL \{'accuracy': (?:np\.float32\()?([0-9.]+).*"
+                      r"'global_step': (?:np\.int64\()?(\d+)", proc.stdout)
     assert match and float(match.group(1)) > 0.6 and match.group(2) == "30"
     assert "probabilities" in proc.stderr  # the LoggingTensorHook's line
     checkpoint = (tmp_path / "mnist_convnet_model" / "checkpoint").read_text()

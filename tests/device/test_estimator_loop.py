@@ -94,10 +94,12 @@ def _boundaries(k, total):
     return list(range(k, total, k)) + [total]
 
 
-def _crossing(every, boundaries, last=0):
+def _tf_rule(every, boundaries, last=None):
+    """TF's SecondOrStepTimer, written out independently of the library's: fire on the
+    first ask (``last is None``), then at the first boundary >= last event + every."""
     fired = []
     for b in boundaries:
-        if last // every != b // every:
+        if last is None or b >= last + every:
             fired.append(b)
             last = b
     return fired
@@ -128,25 +130,31 @@ def test_hook_alignment_grid(tmp_path, caplog, k, intervals, total):
                                  save_summary_steps=summ, log_step_count_steps=log)
     b = _boundaries(k, total)
     assert calls.steps == b
-    expected_ckpt = [0] + _crossing(ckpt, b)
+    # the checkpoint saver: at session creation, then >= last save + ckpt, and at the end
+    expected_ckpt = [0] + _tf_rule(ckpt, b, last=0)
     if expected_ckpt[-1] != total:
-        expected_ckpt.append(total)   # the final checkpoint
+        expected_ckpt.append(total)
     assert saves.steps == expected_ckpt
     tags = _events(str(tmp_path))
-    assert tags["loss"] == sorted({b[0]} | set(_crossing(summ, b)))       # summary hook
-    # the step counter's first host call sets its baseline (TF1: the first trigger only
-    # starts the clock), then it reports the true rate at each crossing
-    assert tags["global_step/sec"] == _crossing(log, b[1:], last=b[0])
+    # summaries: the first call, then the first boundary >= last + summ
+    assert tags["loss"] == _tf_rule(summ, b)
+    # the step counter's first trigger only starts the clock (TF), then it reports
+    assert tags["global_step/sec"] == _tf_rule(log, b)[1:]
+    # loss logging counts its own iterations (steps run before each call: 0, k, 2k, ...)
+    # and logs the call's end step
+    counts = [0] + b[:-1]
     logged = [int(s) for s in re.findall(r"loss = [^,]+, step = (\d+)", caplog.text)]
-    assert logged == sorted({b[0]} | set(_crossing(log, b)))               # loss logging
+    fired_counts = set(_tf_rule(log, counts))
+    assert logged == [end for c, end in zip(counts, b) if c in fired_counts]
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    for name, every in (("save_checkpoints_steps", ckpt), ("save_summary_steps", summ),
-                        ("log_step_count_steps", log)):
+    for name, every, first in (("save_checkpoints_steps", ckpt, 0),
+                               ("save_summary_steps", summ, None),
+                               ("log_step_count_steps", log, None)):
         matching = [w for w in warnings if w.startswith(f"{name}={every} ")]
         if k > 1 and every % k:
             assert len(matching) == 1, warnings
             assert f"iterations_per_loop={k}" in matching[0]
-            fired = _crossing(every, b)
+            fired = _tf_rule(every, b, last=first)
             assert "steps " + ", ".join(str(s) for s in fired[:8]) in matching[0]
         else:
             assert not matching, warnings
@@ -297,12 +305,48 @@ def test_hook_alignment_grid_with_overflow_skipped_steps(tmp_path, caplog, k, in
     b = _boundaries_with_skips(k, total)
     assert calls.steps == b                          # skipped iterations do not count
     assert est.get_variable_value("global_step") == total
-    expected_ckpt = [0] + _crossing(ckpt, b)
+    expected_ckpt = [0] + _tf_rule(ckpt, b, last=0)
     if expected_ckpt[-1] != total:
         expected_ckpt.append(total)
     assert saves.steps == expected_ckpt
     tags = _events(str(tmp_path))
-    assert tags["loss"] == sorted({b[0]} | set(_crossing(summ, b)))
-    assert tags["global_step/sec"] == _crossing(log, b[1:], last=b[0])
+    # each call asks for k_i = min(k, steps left) steps; the summary hook decides before
+    # the call from the expected end step and writes at the true (skip-shortened) step
+    starts = [0] + b[:-1]
+    asked = [min(k, total - p) for p in starts]
+    expected_summ, last = [], None
+    for p, k_i, end in zip(starts, asked, b):
+        if last is None or p + k_i >= last + summ:
+            expected_summ.append(end)
+            last = end
+    assert tags["loss"] == expected_summ
+    assert tags["global_step/sec"] == _tf_rule(log, b)[1:]
+    # loss logging counts the iterations its calls ran (skipped ones included)
+    counts = [sum(asked[:i]) for i in range(len(asked))]
+    fired_counts = set(_tf_rule(log, counts))
     logged = [int(s) for s in re.findall(r"loss = [^,]+, step = (\d+)", caplog.text)]
-    assert logged == sorted({b[0]} | set(_crossing(log, b)))
+    assert logged == [end for c, end in zip(counts, b) if c in fired_counts]
+
+
+class AccountRecorder(tf.train.SessionRunHook):
+    """Reads the session's StepAccount through run_context.steps."""
+
+    def __init__(self):
+        self.seen = []
+
+    def after_run(self, run_context, run_values):
+        a = run_context.steps
+        self.seen.append((a.start_step, a.last_step, a.iterations_per_loop, a.call_steps,
+                          a.global_step, a.calls, run_context.iterations_per_loop))
+
+
+def test_one_step_account_owns_start_last_k_and_each_calls_k_i(tmp_path):
+    est = tf.estimator.Estimator(model_fn, config=NPURunConfig(
+        model_dir=str(tmp_path), iterations_per_loop=4))
+    est.train(input_fn, steps=3)                      # resume from 3 below
+    rec = AccountRecorder()
+    est.train(input_fn, max_steps=13, hooks=[rec])
+    # after_run sees the account with this call recorded; the last call's k_i is clamped
+    # to the steps left (13 - 11 = 2)
+    assert rec.seen == [(3, 13, 4, 4, 7, 1, 4), (3, 13, 4, 4, 11, 2, 4),
+                        (3, 13, 4, 2, 13, 3, 2)]

@@ -84,7 +84,8 @@ def eval_events(logdir):
     for path in glob.glob(os.path.join(logdir, "events.out.tfevents.*")):
         for event in tf.train.summary_iterator(path):
             for v in event.summary.value:
-                out[v.tag] = (event.step, v.simple_value)
+                out[v.tag] = (event.step, v.tensor.string_val[0].decode() if
+                              v.HasField("tensor") else v.simple_value)
     return out
 
 
@@ -94,14 +95,17 @@ def test_evaluate_equals_numpy_and_writes_summaries(trained, caplog):
         results = trained.evaluate(eval_input_fn)
     assert set(results) == {"loss", "global_step", "mse", "accuracy", "precision", "recall",
                             "auc", "mean_pred"}
-    assert results["global_step"] == 25 and isinstance(results["global_step"], int)
+    assert results["global_step"] == 25 and type(results["global_step"]) is np.int64  # TF
     for key, value in expected_metrics(*weights(trained)).items():
         np.testing.assert_allclose(results[key], value, rtol=1e-5, atol=1e-7, err_msg=key)
     assert "Saving dict for global step 25: accuracy = " in caplog.text
     for key in ("accuracy", "recall", "auc"):   # the data are not trivial
         assert 0.3 < results[key] < 0.99, (key, results[key])
     events = eval_events(os.path.join(trained.model_dir, "eval"))
-    assert set(events) == set(results) - {"global_step"}
+    # as TF: every metric, and the evaluated checkpoint as a string tensor summary
+    assert set(events) == set(results) - {"global_step"} | {"checkpoint_path"}
+    step, path = events.pop("checkpoint_path")
+    assert step == 25 and path == trained.latest_checkpoint()
     for key, (step, value) in events.items():
         assert step == 25
         np.testing.assert_allclose(value, results[key], rtol=1e-6)

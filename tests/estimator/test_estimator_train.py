@@ -80,7 +80,8 @@ def test_resume_relative_absolute_and_skip(tmp_path, caplog):
         assert est.train(input_fn, max_steps=13) is est
     assert "Skipping training since max_steps has already saved." in messages(caplog)
     assert "Calling model_fn." not in messages(caplog)
-    assert ckpt_steps(str(tmp_path)) == [5, 7, 10, 11, 13]   # max_to_keep=5: 0 dropped
+    # as TF: each train() re-saves its restored step (7, 11), then every 5 after it
+    assert ckpt_steps(str(tmp_path)) == [0, 5, 7, 11, 13]
 
 
 def test_final_checkpoint_and_loss_line(tmp_path, caplog):
@@ -125,16 +126,16 @@ def test_default_hooks_log_count_and_write(tmp_path, caplog):
     msgs = messages(caplog)
     steps = [int(re.search(r"step = (\d+)", m).group(1)) for m in msgs
              if m.startswith("loss = ")]
-    assert steps == [1, 4, 8]
-    # step counter: baseline at the first step, rates when 4 and 8 are crossed
+    assert steps == [1, 5, 9]  # TF: its own iterations 0, 4, 8 -> steps 1, 5, 9
+    # step counter: baseline at the first step, then rates at 5 and 9 (>= last + 4)
     assert len([m for m in msgs if m.startswith("global_step/sec: ")]) == 2
     events = []
     tf.summary.FileWriterCache.clear()  # close the writers: every event on disk
     for path in glob.glob(os.path.join(str(tmp_path), "events.out.tfevents.*")):
         for event in tf.train.summary_iterator(path):
             events += [(event.step, v.tag) for v in event.summary.value]
-    assert sorted(s for s, tag in events if tag == "loss") == [1, 3, 6, 9]
-    assert sorted(s for s, tag in events if tag == "global_step/sec") == [4, 8]
+    assert sorted(s for s, tag in events if tag == "loss") == [1, 4, 7, 10]
+    assert sorted(s for s, tag in events if tag == "global_step/sec") == [5, 9]
 
 
 def test_user_checkpoint_hook_replaces_the_default_and_listeners(tmp_path):

@@ -99,10 +99,14 @@ class FakeSaver:
 class FakeWriter:
     def __init__(self):
         self.summaries = []
+        self.session_logs = []
         self.flushes = 0
 
     def add_summary(self, summary, step):
         self.summaries.append((summary, step))
+
+    def add_session_log(self, log, step):
+        self.session_logs.append((log.status, step))
 
     def flush(self):
         self.flushes += 1
@@ -111,7 +115,7 @@ class FakeWriter:
 # ------------------------------------------------------------------ checkpoints
 @pytest.mark.parametrize("every,loop,total,expected", [
     (10, 1, 25, [0, 10, 20, 25]),            # TF1: start, every 10, end
-    (10, 3, 27, [0, 12, 21, 27]),            # crossing: first boundary after a multiple
+    (10, 3, 27, [0, 12, 24, 27]),            # k=3: first boundary >= last save + 10
     (10, 5, 30, [0, 10, 20, 30]),            # a multiple of the loop: exact; end saved
     (4, 10, 30, [0, 10, 20, 30]),            # interval below the loop: every boundary
 ])
@@ -201,7 +205,7 @@ def test_hooks_need_a_global_step(tmp_path):
 
 
 # ------------------------------------------------------------------ summaries
-def test_summary_saver_asks_only_when_the_call_will_cross(graph):
+def test_summary_saver_asks_only_when_the_call_will_be_due(graph):
     summary = tf.placeholder(tf.string, [], name="summary")
     writer = FakeWriter()
     hook = H.SummarySaverHook(save_steps=10, summary_writer=writer, summary_op=summary)
@@ -209,22 +213,25 @@ def test_summary_saver_asks_only_when_the_call_will_cross(graph):
     for _ in range(8):
         src.call(3, values={summary: "s"})
     src.end()
-    assert [step for _, step in writer.summaries] == [3, 12, 21]
+    # TF's rule at the boundaries 3, 6, 9, ...: the first call, then >= last + 10
+    assert [step for _, step in writer.summaries] == [3, 15]
     asked = [reqs[0] is not None for reqs in src.requests]
-    assert asked == [True, False, False, True, False, False, True, False]
+    assert asked == [True, False, False, False, True, False, False, False]
+    assert writer.session_logs == [(1, 3)]  # SessionLog.START at the first step
     assert writer.flushes == 1
 
 
 def test_summary_saver_moves_the_event_when_steps_are_skipped(graph):
     summary = tf.placeholder(tf.string, [], name="summary")
     writer = FakeWriter()
-    src = StepSource([H.SummarySaverHook(save_steps=10, summary_writer=writer,
+    src = StepSource([H.SummarySaverHook(save_steps=5, summary_writer=writer,
                                          summary_op=[summary])])
     src.session.values[summary] = "s"
     src.call(5)             # 5: first event
-    src.call(5, skipped=2)  # asked (5 + 5 = 10 would cross) but only reached 8
-    src.call(5)             # 13 crosses 10
-    assert [step for _, step in writer.summaries] == [5, 13]
+    src.call(5, skipped=2)  # asked (5 + 5 = 10 is due) but only reached 8: written at 8
+    src.call(5)             # 13 >= 8 + 5
+    src.call(5)             # 18 >= 13 + 5
+    assert [step for _, step in writer.summaries] == [5, 8, 13, 18]
 
 
 def test_summary_saver_arguments():
@@ -246,9 +253,9 @@ def test_step_counter_reports_the_true_rate(graph, caplog):
             clock.now += 0.5       # each host call runs 5 steps in 0.5 s: 10 steps/sec
             src.call(5)
     lines = [r.getMessage() for r in caplog.records if "global_step/sec" in r.getMessage()]
-    # the first call (step 5) sets the baseline; 10, 20, 30 cross a multiple of 10
-    assert lines == ["global_step/sec: 10"] * 3
-    assert [step for _, step in writer.summaries] == [10, 20, 30]
+    # the first call (step 5) sets the baseline; then >= last + 10: 15, 25
+    assert lines == ["global_step/sec: 10"] * 2
+    assert [step for _, step in writer.summaries] == [15, 25]
     value = writer.summaries[0][0].value[0]
     assert (value.tag, value.simple_value) == ("global_step/sec", 10.0)
 
@@ -270,10 +277,11 @@ def test_logging_tensor_hook_steps(graph, caplog):
         for i in range(10):
             src.call(4, values={loss: np.float32(i)})
     msgs = [r.getMessage().split(" (")[0] for r in caplog.records]
-    assert msgs == ["loss = 0.0, step = 4", "loss = 2.0, step = 12", "loss = 4.0, step = 20",
-                    "loss = 7.0, step = 32", "loss = 9.0, step = 40"]
+    # its own iteration count before each call: 0, 4, 8, ...; fires at 0, 12, 24, 36
+    assert msgs == ["loss = 0.0, step = 4", "loss = 3.0, step = 16", "loss = 6.0, step = 28",
+                    "loss = 9.0, step = 40"]
     asked = [reqs[0] is not None for reqs in src.requests]
-    assert asked == [True, False, True, False, True, False, False, True, False, True]
+    assert asked == [True, False, False, True, False, False, True, False, False, True]
 
 
 def test_logging_tensor_hook_formatter_at_end_and_list(graph, caplog):
@@ -288,7 +296,7 @@ def test_logging_tensor_hook_formatter_at_end_and_list(graph, caplog):
             src.call(values={a: float(i), b: 10.0 + i})
         src.end()
     msgs = [r.getMessage() for r in caplog.records]
-    assert msgs == ["A is 0.0", "A is 1.0", "b:0 = 12.0, a:0 = 2.0"]
+    assert msgs == ["A is 0.0", "A is 2.0", "b:0 = 12.0, a:0 = 2.0"]
 
 
 def test_logging_tensor_hook_without_global_step_counts_steps(caplog):
@@ -387,7 +395,8 @@ def test_profiler_hook_writes_timelines(graph, tmp_path):
     for _ in range(5):
         src.call(2)
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["timeline-2.json", "timeline-4.json", "timeline-8.json"]
+    # as TF's: not on the first call, then the rule: 4, then >= 4 + 4
+    assert files == ["timeline-4.json", "timeline-8.json"]
     events = json.loads((tmp_path / "timeline-8.json").read_text())["traceEvents"]
     assert [e["args"] for e in events] == [{"global_step": 6, "steps_run": 2},
                                            {"global_step": 8, "steps_run": 2}]

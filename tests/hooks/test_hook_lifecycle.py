@@ -63,6 +63,7 @@ def test_lifecycle_order_and_request_stop():
     assert calls == (["begin", "after_create_session"] + ["before_run", "after_run"] * 3
                      + ["end"])
     assert [v.global_step for v in hook.values] == [1, 2, 3]
+    # a fetched global step is its value at the end of the run, as in TF
     assert [int(v.results) for v in hook.values] == [1, 2, 3]
     assert all(v.steps_run == 1 for v in hook.values)
 

@@ -50,12 +50,12 @@ def test_monitored_training_session_saves_restores_and_writes(tmp_path, caplog):
                     sess.run(train_op)
         w_trained = None
     assert checkpoint_steps(model_dir) == [0, 4, 8, 10]
-    assert [s for s, _ in scalar_events(model_dir, "loss")] == [1, 3, 6, 9]
-    assert [s for s, _ in scalar_events(model_dir, "global_step/sec")] == [5, 10]
+    assert [s for s, _ in scalar_events(model_dir, "loss")] == [1, 4, 7, 10]
+    assert [s for s, _ in scalar_events(model_dir, "global_step/sec")] == [6]
     assert "global_step/sec" in caplog.text
     w_trained = tf.train.load_variable(model_dir, "w")
     caplog.clear()
-    # a new graph resumes from step 10 without saving step 10 again
+    # a new graph resumes from step 10 and, as TF, saves the restored step again
     with tf.Graph().as_default():
         train_op, loss, w = linear_model()
         with caplog.at_level(logging.INFO, logger="estimator_npu"):
@@ -68,8 +68,8 @@ def test_monitored_training_session_saves_restores_and_writes(tmp_path, caplog):
                 while not sess.should_stop():
                     sess.run(train_op)
     assert "Restoring parameters from" in caplog.text
-    assert "Saving checkpoints for 10 " not in caplog.text
-    assert checkpoint_steps(model_dir) == [4, 8, 10, 12, 13]  # max_to_keep=5
+    assert "Saving checkpoints for 10 " in caplog.text
+    assert checkpoint_steps(model_dir) == [0, 4, 8, 10, 13]  # 10 re-saved; max_to_keep=5
 
 
 def test_keep_checkpoint_max_counts_checkpoints_of_earlier_runs(tmp_path):

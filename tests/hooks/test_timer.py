@@ -1,7 +1,8 @@
-"""Timers: the crossing rule for steps, elapsed time for seconds, exactly one of the two."""
+"""Timers: TF's SecondOrStepTimer rule (first call, then the first step >= last + N, or
+N seconds), exactly one of the two."""
 import pytest
 
-from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer, crossing_steps
+from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer, fire_steps
 
 
 class FakeClock:
@@ -38,24 +39,26 @@ def test_bad_intervals_name_the_argument(kwargs, err):
         SecondOrStepTimer(**kwargs)
 
 
-def test_first_call_fires_then_every_multiple():
+def test_first_call_fires_then_every_n_after_the_last_event():
     timer = SecondOrStepTimer(every_steps=10)
     assert fired(timer, range(0, 35)) == [0, 10, 20, 30]
+    timer = SecondOrStepTimer(every_steps=10)  # TF: from step 1, summaries at 1, 11, 21
+    assert fired(timer, range(1, 26)) == [1, 11, 21]
 
 
-def test_crossing_rule_never_skips_with_loops():
+def test_rule_at_loop_boundaries():
     # a device loop of 3 steps per host call: boundaries 3, 6, 9, ...
     timer = SecondOrStepTimer(every_steps=10)
     timer.update_last_triggered_step(0)
-    assert fired(timer, range(3, 46, 3)) == [12, 21, 30, 42]
-    # interval a multiple of the loop size: fires exactly at the multiples
+    assert fired(timer, range(3, 46, 3)) == [12, 24, 36]
+    # interval a multiple of the loop size, first event on a boundary: stays on boundaries
     timer = SecondOrStepTimer(every_steps=10)
     timer.update_last_triggered_step(0)
     assert fired(timer, range(5, 51, 5)) == [10, 20, 30, 40, 50]
-    # a jump over several multiples fires once
+    # a jump over several intervals fires once, and counts from where it fired
     timer = SecondOrStepTimer(every_steps=10)
     timer.update_last_triggered_step(0)
-    assert fired(timer, [35, 36, 41]) == [35, 41]
+    assert fired(timer, [35, 36, 44, 45]) == [35, 45]
 
 
 def test_same_step_never_fires_twice():
@@ -97,14 +100,14 @@ def test_never_trigger_timer():
 
 @pytest.mark.parametrize("every,loop,total", [(10, 1, 35), (10, 3, 45), (7, 5, 60),
                                               (4, 4, 20), (100, 30, 400)])
-def test_crossing_steps_matches_the_timer(every, loop, total):
+def test_fire_steps_is_the_timer_itself(every, loop, total):
     boundaries = list(range(loop, total + 1, loop))
     timer = SecondOrStepTimer(every_steps=every)
     timer.update_last_triggered_step(0)
-    assert crossing_steps(every, boundaries) == fired(timer, boundaries)
-    # each multiple of `every` up to the last boundary is covered by the first boundary
-    # at or after it
-    fires = crossing_steps(every, boundaries)
-    for multiple in range(every, boundaries[-1] + 1, every):
-        first = min(b for b in boundaries if b >= multiple)
-        assert first in fires
+    assert fire_steps(every, boundaries, last=0) == fired(timer, boundaries)
+    assert fire_steps(SecondOrStepTimer(every_steps=every), boundaries) == fired(
+        SecondOrStepTimer(every_steps=every), boundaries)
+    # consecutive events are at least `every` apart and less than `every + loop`
+    fires = fire_steps(every, boundaries, last=0)
+    for a, b in zip([0] + fires, fires):
+        assert every <= b - a < every + loop

@@ -1,4 +1,9 @@
-"""Optimizers against hand-written float64 numpy references (TF1 update rules)."""
+"""Optimizers against hand-written float64 numpy references (TF1 update rules).
+
+As in TF1, a Python-number hyper-parameter becomes a float32 tensor that is cast to the
+variable's dtype, and ``beta1_power``/``beta2_power`` are float32 variables: the float64
+references below use ``f32(...)`` for those values (float32 trajectories are checked
+bit for bit against real TF in tests/conformance)."""
 import numpy as np
 import pytest
 
@@ -7,6 +12,11 @@ from estimator_npu import errors
 from estimator_npu.train import apply_op
 
 RTOL = 1e-9
+
+
+def f32(x):
+    """``x`` rounded to float32, as a Python float."""
+    return float(np.float32(x))
 SHAPES = {"layer/kernel": (3, 4), "layer/bias": (4,), "LayerNorm/gamma": (4,)}
 
 
@@ -60,15 +70,15 @@ def test_gradient_descent(graph):
     p = {n: init[n].copy() for n in SHAPES}
     for g in seq:
         for n in SHAPES:
-            p[n] = p[n] - 0.3 * g[n]
+            p[n] = p[n] - f32(0.3) * g[n]
     _check(final, p)
 
 
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_momentum(graph, nesterov):
-    lr, mu = 0.1, 0.9
-    init, seq, final = _run(tf.train.MomentumOptimizer(lr, mu, use_nesterov=nesterov),
+    init, seq, final = _run(tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=nesterov),
                             np.random.default_rng(1))
+    lr, mu = f32(0.1), f32(0.9)
     p = {n: init[n].copy() for n in SHAPES}
     a = {n: np.zeros_like(init[n]) for n in SHAPES}
     for g in seq:
@@ -82,11 +92,14 @@ def test_adam(graph):
     lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-8
     opt = tf.train.AdamOptimizer(lr, b1, b2, eps)
     init, seq, final = _run(opt, np.random.default_rng(2), steps=6)
+    lr, b1, b2, eps = f32(lr), f32(b1), f32(b2), f32(eps)
+    b1p, b2p = np.float32(b1), np.float32(b2)
     p = {n: init[n].copy() for n in SHAPES}
     m = {n: np.zeros_like(init[n]) for n in SHAPES}
     v = {n: np.zeros_like(init[n]) for n in SHAPES}
     for t, g in enumerate(seq, start=1):
-        lr_t = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        lr_t = lr * np.sqrt(1 - float(b2p)) / (1 - float(b1p))
+        b1p, b2p = b1p * np.float32(b1), b2p * np.float32(b2)
         for n in SHAPES:
             m[n] = b1 * m[n] + (1 - b1) * g[n]
             v[n] = b2 * v[n] + (1 - b2) * g[n] ** 2
@@ -100,6 +113,7 @@ def test_rmsprop(graph, centered, momentum):
     init, seq, final = _run(tf.train.RMSPropOptimizer(lr, rho, momentum, eps,
                                                       centered=centered),
                             np.random.default_rng(3))
+    lr, rho, eps, momentum = f32(lr), f32(rho), f32(eps), f32(momentum)
     p = {n: init[n].copy() for n in SHAPES}
     ms = {n: np.ones_like(init[n]) for n in SHAPES}
     mg = {n: np.zeros_like(init[n]) for n in SHAPES}
@@ -120,6 +134,7 @@ def test_adagrad(graph):
     lr = 0.2
     init, seq, final = _run(tf.train.AdagradOptimizer(lr, initial_accumulator_value=0.1),
                             np.random.default_rng(4))
+    lr = f32(lr)
     p = {n: init[n].copy() for n in SHAPES}
     acc = {n: np.full_like(init[n], 0.1) for n in SHAPES}
     for g in seq:
@@ -204,13 +219,13 @@ def test_minimize_with_var_list_and_global_step(graph):
         sess.run(tf.global_variables_initializer())
         sess.run(train_w)
         r = x0 @ w0 + b0
-        w1 = w0 - 0.05 * x0.T @ r
+        w1 = w0 - f32(0.05) * x0.T @ r
         np.testing.assert_allclose(sess.run(w), w1, rtol=RTOL)
         np.testing.assert_allclose(sess.run(b), b0, rtol=0)  # not in var_list
         sess.run(train_all)
         r = x0 @ w1 + b0
-        np.testing.assert_allclose(sess.run(w), w1 - 0.05 * x0.T @ r, rtol=RTOL)
-        np.testing.assert_allclose(sess.run(b), b0 - 0.05 * r.sum(0), rtol=RTOL)
+        np.testing.assert_allclose(sess.run(w), w1 - f32(0.05) * x0.T @ r, rtol=RTOL)
+        np.testing.assert_allclose(sess.run(b), b0 - f32(0.05) * r.sum(0), rtol=RTOL)
         assert sess.run(gs) == 2
 
 
@@ -228,7 +243,7 @@ def test_schedule_tensor_learning_rate_reads_step_before_increment(graph):
             g = {n: rng.standard_normal(s) for n, s in SHAPES.items()}
             sess.run(train_op, {grads[n]: g[n] for n in SHAPES})
             for n in SHAPES:
-                p[n] = p[n] - 0.1 * 0.5 ** step * g[n]
+                p[n] = p[n] - 0.1 * 0.5 ** step * g[n]  # a float64 tensor: not rounded
         _check(sess.run({n: v for n, v in variables.items()}), p)
 
 
@@ -311,9 +326,9 @@ def test_flat_buffers_shared_by_plans_and_repacked_after_replacement(graph):
         accum = sess.run(opt.get_slot(variables["layer/kernel"], "momentum"))
         sess.run(train_op, feed)
         np.testing.assert_allclose(sess.run(variables["layer/kernel"]),
-                                   -0.1 * (0.9 * accum + 1.0), rtol=RTOL)
+                                   -f32(0.1) * (f32(0.9) * accum + 1.0), rtol=RTOL)
         np.testing.assert_allclose(sess.run(variables["layer/bias"]),
-                                   2.0 - 0.1 * (0.9 * 1.9 + 1.0), rtol=RTOL)
+                                   2.0 - f32(0.1) * (f32(0.9) * 1.9 + 1.0), rtol=1e-8)
         assert stores[0].value.base is not None and stores[0].value.base is not base
 
 

@@ -1,0 +1,64 @@
+"""A fetched variable value is the value at the time of its read: later in-place
+updates in the same run (or in later runs) never change an array already fetched."""
+import numpy as np
+
+import estimator_npu as tf
+
+
+def _model():
+    w = tf.Variable(np.array([1.0, 2.0], np.float32), name="w")
+    loss = tf.reduce_sum(tf.square(w))
+    gs = tf.train.get_or_create_global_step()
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+    return w, loss, gs, train_op
+
+
+def test_variable_fetched_with_the_update_is_the_value_before_it():
+    with tf.Graph().as_default():
+        w, loss, gs, train_op = _model()
+        doubled = w * 2.0                  # independent of the update
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in range(4):             # from the second call on the buffer is packed
+                before = sess.run(w).copy()
+                _, got, got2, step = sess.run([train_op, w, doubled, gs])
+                np.testing.assert_array_equal(got, before)
+                np.testing.assert_array_equal(got2, before * 2.0)
+                after = sess.run(w)
+                np.testing.assert_allclose(after, before - np.float32(0.1) * 2 * before)
+                np.testing.assert_array_equal(got, before)   # not mutated afterwards
+                assert step == i + 1   # the global step: its value at the end of the run
+
+
+def test_fetched_array_is_never_mutated_by_later_runs():
+    with tf.Graph().as_default():
+        w, loss, gs, train_op = _model()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train_op)
+            first = sess.run(w)
+            kept = first.copy()
+            sess.run(train_op)
+            sess.run(train_op)
+            np.testing.assert_array_equal(first, kept)
+
+
+def _plan_sources(sess):
+    plans = [e[0] if isinstance(e, tuple) else e for e in sess._plans.values()]
+    return [p.source for p in plans if hasattr(p, "source")]
+
+
+def test_copies_only_when_an_update_follows_the_read():
+    with tf.Graph().as_default():
+        w, loss, gs, train_op = _model()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess._plans.clear()
+            sess.run([w, loss])                       # reads only: the fast path
+            (read_only,) = _plan_sources(sess)
+            sess._plans.clear()
+            sess.run([train_op, w])
+            (with_update,) = _plan_sources(sess)
+    assert "copy" not in read_only and "    s" not in read_only
+    snapshot_lines = [line for line in with_update.splitlines() if line.startswith("    s")]
+    assert len(snapshot_lines) == 1, with_update         # only the fetched read of w
