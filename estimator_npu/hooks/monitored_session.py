@@ -25,6 +25,7 @@ from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold, WorkerSe
 from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunContext,
                                                   SessionRunHook, SessionRunValues,
                                                   as_step_tensor)
+from estimator_npu.train import model_dir_lock, recovery
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.utils import logging, nest, validation
 
@@ -152,6 +153,7 @@ class MonitoredSession:
         self._coord = Coordinator()
         self._sess = None
         self._closed = False
+        self._on_close = []     # callbacks run once the session is closed
         self._plan = None
         self.current_global_step = None
         self._step_tensor = as_step_tensor(self._graph)
@@ -256,6 +258,8 @@ class MonitoredSession:
             if self._sess is not None:
                 self._sess.close()
                 self._sess = None
+            for callback in self._on_close:
+                callback()
         if first is not None and error is None:
             raise first
 
@@ -316,7 +320,8 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
     ``save_summaries_steps``, default 100, or ``save_summaries_secs``) into
     ``summary_dir`` (default ``checkpoint_dir``) and a ``CheckpointSaverHook`` (every
     ``save_checkpoint_secs``, default 600, or ``save_checkpoint_steps``); 0 or ``None``
-    turns one off. ``chief_only_hooks`` run on the chief only.
+    turns one off. ``chief_only_hooks`` run on the chief only. The chief holds the
+    training lock of ``checkpoint_dir`` (``train.model_dir_lock``) until the session closes.
 
     Returns:
         A ``MonitoredSession``.
@@ -354,5 +359,16 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
         all_hooks.append(CheckpointSaverHook(
             checkpoint_dir, save_steps=save_checkpoint_steps or None,
             save_secs=save_checkpoint_secs or None, scaffold=scaffold))
-    return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
-                            iterations_per_loop=iterations_per_loop)
+    if not checkpoint_dir:
+        return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
+                                iterations_per_loop=iterations_per_loop)
+    model_dir_lock.acquire(checkpoint_dir)        # one trainer per model_dir
+    try:
+        recovery.remove_temp_files(checkpoint_dir)
+        session = MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
+                                   iterations_per_loop=iterations_per_loop)
+    except BaseException:
+        model_dir_lock.release(checkpoint_dir)
+        raise
+    session._on_close.append(lambda: model_dir_lock.release(checkpoint_dir))
+    return session

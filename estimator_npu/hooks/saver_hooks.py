@@ -82,7 +82,10 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_create_session(self, session, coord):
         step = _read_step(session, self._step_tensor)
-        latest = checkpoint_io.latest_checkpoint(self._checkpoint_dir)
+        try:
+            latest = checkpoint_io.latest_checkpoint(self._checkpoint_dir)
+        except ValueError:   # an unreadable state file (recovery warned); the save rewrites it
+            latest = None
         if latest is None or os.path.basename(latest) != f"{self._basename}-{step}":
             self._save(session, step)
         self._timer.update_last_triggered_step(step)

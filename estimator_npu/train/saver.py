@@ -23,7 +23,7 @@ import numpy as np
 from estimator_npu import errors
 from estimator_npu.engine.graph import GraphKeys, Tensor, get_default_graph
 from estimator_npu.engine.ops.state_ops import Variable
-from estimator_npu.train import checkpoint_io
+from estimator_npu.train import checkpoint_io, recovery
 from estimator_npu.train.training_util import global_step as _global_step_value
 from estimator_npu.utils import logging, validation
 
@@ -66,6 +66,18 @@ def _var_dict(var_list):
             raise ValueError(f"At least two variables have the same name: {name}")
         out[name] = v
     return out
+
+
+def _save_error(error, path, kept):
+    """An ``OSError`` of the same kind naming the file written and the intact checkpoint."""
+    target = error.filename or path
+    previous = [p for p in kept if p != path]
+    intact = (f"the previous checkpoint {previous[-1]} is intact" if previous else
+              "no earlier checkpoint of this run was affected")
+    new = type(error)(error.errno, f"Saving checkpoint {path} failed while writing "
+                      f"{target}: {error.strerror or error}; {intact} (its temporary "
+                      f"file was removed)", target)
+    return new
 
 
 class Saver:
@@ -190,18 +202,31 @@ class Saver:
             path = save_path
         save_dir = os.path.dirname(path)
         if save_dir and not os.path.isdir(save_dir):
+            if os.path.exists(save_dir):
+                raise ValueError(f"Parent of {save_path} is {save_dir}, which is a file, not "
+                                 "a directory; can't save.")
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._var_dict:
             return None
-        checkpoint_io.write_checkpoint(path, self._values(sess))
-        if write_meta_graph:
-            self._write_meta(path + "." + meta_graph_suffix)
+        recovery.remove_temp_files(save_dir or ".")   # of an interrupted save
+        values = self._values(sess)
+        try:
+            checkpoint_io.write_checkpoint(path, values)
+            if write_meta_graph:
+                self._write_meta(path + "." + meta_graph_suffix)
+        except OSError as e:
+            raise _save_error(e, path, self.last_checkpoints) from None
         if write_state:
             delete = self._record(path)
-            checkpoint_io.update_checkpoint_state(
-                save_dir or ".", path, self.last_checkpoints, latest_filename,
-                [t for _, t in self._last_checkpoints], self._last_preserved,
-                self._save_relative_paths)
+            try:
+                checkpoint_io.update_checkpoint_state(
+                    save_dir or ".", path, self.last_checkpoints, latest_filename,
+                    [t for _, t in self._last_checkpoints], self._last_preserved,
+                    self._save_relative_paths)
+            except OSError as e:
+                self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints
+                                          if p != path]
+                raise _save_error(e, path, self.last_checkpoints) from None
             for p in delete:
                 checkpoint_io.delete_checkpoint(p, meta_graph_suffix)
         return path
