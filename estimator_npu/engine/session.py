@@ -14,7 +14,7 @@ from estimator_npu.engine import _errstate
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
-from estimator_npu.utils import nest
+from estimator_npu.utils import nest, validation
 
 
 class VarStore:
@@ -40,7 +40,7 @@ class _FeedConverter:
                       else f"tensor '{tensor.name}'")
 
     def __call__(self, value):
-        a = value if type(value) is np.ndarray else np.asarray(value)
+        a = value if type(value) is np.ndarray else self._asarray(value)
         if a.dtype != self.np_dtype:
             src, dst = a.dtype.kind, self.np_dtype.kind
             if (src in "OSU") != (dst in "OSU") or (
@@ -48,6 +48,8 @@ class _FeedConverter:
                     and not (src == "b" and dst in "iuf")):
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
+            if src in "iu" and dst in "iu" and a.size:
+                self._check_range(a)
             a = a.astype(self.np_dtype)
         dims = self.dims
         if dims is not None:
@@ -57,6 +59,37 @@ class _FeedConverter:
                 raise ValueError(f"Cannot feed value of shape {shp} for {self.label}, which "
                                  f"has shape {self.tensor.shape}")
         return a
+
+    def _asarray(self, value):
+        try:
+            a = np.asarray(value)
+        except ValueError:
+            ragged = validation.ragged_description(value)
+            if ragged is None:
+                raise
+            raise ValueError(f"Cannot feed a ragged value for {self.label}: {ragged}; every "
+                             f"row of a tensor must have the same length.") from None
+        if a.dtype.kind != "O":
+            return a
+        found, leaf = validation.unconvertible_leaf(value)
+        if found:
+            raise TypeError(f"Cannot feed a value of type {type(value).__name__} for "
+                            f"{self.label}" + ("" if leaf is value else
+                                               f": it holds a {type(leaf).__name__}") +
+                            "; feed numbers, booleans, strings or numpy arrays.")
+        if self.np_dtype.kind not in "OSU":
+            raise ValueError(f"Cannot feed value {value!r:.80} for {self.label}, which has "
+                             f"dtype {self.tensor.dtype.name}: an integer out of range or a "
+                             f"mix of types.")
+        return a
+
+    def _check_range(self, a):
+        info = np.iinfo(self.np_dtype)
+        lo, hi = a.min(), a.max()
+        if lo < info.min or hi > info.max:
+            bad = lo if lo < info.min else hi
+            raise ValueError(f"Cannot feed value {int(bad)} for {self.label}: it is outside the "
+                             f"range of {self.tensor.dtype.name} [{info.min}, {info.max}].")
 
 
 _local = threading.local()
@@ -256,7 +289,15 @@ class Session:
         targets = [self._resolve(x) for x in flat]
         feeds = []
         convs = []
+        if feed_dict is not None and not hasattr(feed_dict, "items"):
+            raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
+                            f"{type(feed_dict).__name__}")
         for k in (feed_dict or {}):
+            if not isinstance(k, (Tensor, str)) and getattr(k, "_as_graph_element",
+                                                            None) is None:
+                raise TypeError(f"feed_dict key {k!r:.80} has invalid type "
+                                f"{type(k).__name__}: a key must be a Tensor (usually a "
+                                f"placeholder) or a tensor name.")
             t = self._resolve(k)
             if isinstance(t, Operation):
                 raise TypeError(f"Cannot feed operation {t.name}; feed keys must be tensors.")

@@ -75,6 +75,8 @@ def check_hyper(name, value, minimum=None):
     """
     if isinstance(value, (Tensor, Variable)) or callable(value):
         return value
+    if minimum is None and name == "learning_rate":
+        minimum = 0    # a negative learning rate is always a mistake
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a float, a scalar tensor or a callable, got "
                         f"{type(value).__name__}: {value!r}")

@@ -152,11 +152,12 @@ HOLDER = textwrap.dedent("""
 
 def _linear_model_fn(features, labels, mode):
     w = tf.get_variable("w", [3, 1])
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"y": tf.matmul(features, w)})
     loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
     train_op = tf.train.GradientDescentOptimizer(0.01).minimize(
         loss, global_step=tf.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                                      predictions={"y": tf.matmul(features, w)})
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
 def test_only_training_takes_the_lock(tmp_path):
