@@ -54,7 +54,8 @@ def to_array(value):
     else:
         arr = np.asarray(value)
         if arr.dtype == np.float64:
-            arr = arr.astype(np.float32)
+            with np.errstate(over="ignore"):   # beyond float32: inf, as TF
+                arr = arr.astype(np.float32)
         elif arr.dtype == np.int64:
             arr = arr.astype(np.int32)
     if arr.dtype.kind in "SU":

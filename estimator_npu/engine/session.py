@@ -43,14 +43,17 @@ class _FeedConverter:
         a = value if type(value) is np.ndarray else self._asarray(value)
         if a.dtype != self.np_dtype:
             src, dst = a.dtype.kind, self.np_dtype.kind
+            python_ints = src in "iu" and dst in "iu" and type(value) is not np.ndarray \
+                and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
             if (src in "OSU") != (dst in "OSU") or (
                     src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
-                    and not (src == "b" and dst in "iuf")):
+                    and not (src == "b" and dst in "iuf") and not python_ints):
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
             if src in "iu" and dst in "iu" and a.size:
                 self._check_range(a)
-            a = a.astype(self.np_dtype)
+            with np.errstate(over="ignore", invalid="ignore"):   # beyond the range: inf
+                a = a.astype(self.np_dtype)
         dims = self.dims
         if dims is not None:
             shp = a.shape
@@ -63,10 +66,11 @@ class _FeedConverter:
     def _asarray(self, value):
         try:
             a = np.asarray(value)
-        except ValueError:
+        except ValueError as e:
             ragged = validation.ragged_description(value)
             if ragged is None:
-                raise
+                raise ValueError(f"Cannot feed this value for {self.label}: its elements "
+                                 f"have different shapes ({e})") from None
             raise ValueError(f"Cannot feed a ragged value for {self.label}: {ragged}; every "
                              f"row of a tensor must have the same length.") from None
         if a.dtype.kind != "O":
@@ -75,7 +79,7 @@ class _FeedConverter:
         if found:
             raise TypeError(f"Cannot feed a value of type {type(value).__name__} for "
                             f"{self.label}" + ("" if leaf is value else
-                                               f": it holds a {type(leaf).__name__}") +
+                                               f": it holds a {type(leaf).__name__} value") +
                             "; feed numbers, booleans, strings or numpy arrays.")
         if self.np_dtype.kind not in "OSU":
             raise ValueError(f"Cannot feed value {value!r:.80} for {self.label}, which has "
@@ -240,6 +244,10 @@ class Session:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if feed_dict is not None and type(feed_dict) is not dict and not hasattr(
+                feed_dict, "items"):
+            raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
+                            f"{type(feed_dict).__name__}")
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)

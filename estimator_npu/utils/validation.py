@@ -242,8 +242,8 @@ def unconvertible_leaf(value, max_items=100000):
         elif isinstance(item, np.ndarray):
             if item.dtype == object:
                 stack.extend(reversed(item.ravel().tolist()))
-        elif not isinstance(item, (numbers.Number, str, bytes, np.generic, np.bool_)) and \
-                not any(hasattr(item, a) for a in ("__array__", "__index__", "__float__",
-                                                   "__int__")):
+        elif not isinstance(item, (numbers.Number, str, bytes, np.generic, np.bool_)) and (
+                isinstance(item, type) or not any(hasattr(type(item), a) for a in (
+                    "__array__", "__index__", "__float__", "__int__"))):
             return True, item
     return False, None

@@ -182,6 +182,9 @@ def concat(values, axis, name="concat"):
     nd = next((t.shape.ndims for t in ts if t.shape.ndims is not None), None)
     axis = int(axis)
     if nd is not None:
+        if not -nd <= axis < nd:
+            raise ValueError(f"concat: axis {axis} is out of range for values of rank {nd} "
+                             f"(accepted: [{-nd}, {nd}))")
         axis %= nd
         dims = [None] * nd
         total = 0
@@ -377,6 +380,9 @@ where_v2 = where
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     i = convert_to_tensor(indices)
+    if not i.dtype.is_integer:
+        raise TypeError(f"one_hot: indices must be integers (uint8, int32 or int64), got "
+                        f"{i.dtype.name} tensor {i.name}")
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
@@ -457,6 +463,9 @@ def tile(input, multiples, name=None):  # noqa: A002
         raise TypeError(f"tile: multiples must be known when the graph is built (a list of "
                         f"ints or a constant), got the computed tensor {multiples!r}")
     m = tuple(m)
+    if x.shape.ndims is not None and len(m) != x.shape.ndims:
+        raise ValueError(f"tile: multiples {list(m)} must have one entry per dimension of the "
+                         f"input, which has shape {x.shape} (rank {x.shape.ndims})")
     shp = [None if d is None else d * k for d, k in zip(x.shape.dims, m)] \
         if x.shape.ndims is not None else None
     return make_tensor("Tile", [x], x.dtype, shp, {"reps": m}, name=name)

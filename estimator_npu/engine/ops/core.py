@@ -95,9 +95,9 @@ def _as_array(value, dtype=None):
     except ValueError as e:
         check_leaves()
         ragged = validation.ragged_description(value)
-        if ragged is not None:
+        if ragged is not None or dtype is None:
             raise ValueError(f"Can't convert a non-rectangular Python sequence to a Tensor: "
-                             f"{ragged}.") from None
+                             f"{ragged or 'its elements have different shapes'}.") from None
         if dtype is None:
             raise
         raise TypeError(f"Expected {dtypes.as_dtype(dtype).name}, got {value!r:.80} of type "
@@ -137,7 +137,8 @@ def _np_value(value, dtype):
                          f"int64, or a mix of strings and numbers.")
     from_numpy = isinstance(value, (np.ndarray, np.generic))
     if arr.dtype == np.float64 and not from_numpy:
-        arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
+        with np.errstate(over="ignore"):   # beyond float32: inf, as TF
+            arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
     elif arr.dtype == np.int64 and not from_numpy:
         arr = arr.astype(np.int32)  # Python ints default to int32
     elif arr.dtype.kind in "SU":
