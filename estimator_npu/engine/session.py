@@ -210,6 +210,11 @@ class Session:
             r = self._resources[key] = factory()
         return r
 
+    def resources_of(self, kind):
+        """``{name: resource}`` of the per-session resources keyed ``(kind, name)``."""
+        return {k[1]: r for k, r in list(self._resources.items())
+                if isinstance(k, tuple) and len(k) == 2 and k[0] == kind}
+
     def compile(self, targets, feeds=()):
         """Compiles (or returns the cached) plan for ``targets`` given ``feeds``."""
         key = (tuple(targets), tuple(feeds))

@@ -282,7 +282,8 @@ class Estimator:
             graph.add_to_collection(GraphKeys.SAVERS, Saver(
                 max_to_keep=self._config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
-                allow_empty=True))
+                allow_empty=True,
+                save_iterator_state=getattr(self._config, "exact_input_resume", True)))
         if self._warm_start_settings is None:
             return scaffold
         logging.info("Warm-starting with WarmStartSettings: %s", self._warm_start_settings)

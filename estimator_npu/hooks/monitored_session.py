@@ -153,7 +153,7 @@ class MonitoredSession:
         self._coord = Coordinator()
         self._sess = None
         self._closed = False
-        self._on_close = []     # callbacks run once the session is closed
+        self._on_close = []     # callback(error or None) run once the session is closed
         self._plan = None
         self.current_global_step = None
         self._step_tensor = as_step_tensor(self._graph)
@@ -259,7 +259,7 @@ class MonitoredSession:
                 self._sess.close()
                 self._sess = None
             for callback in self._on_close:
-                callback()
+                callback(error)
         if first is not None and error is None:
             raise first
 
@@ -370,5 +370,16 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
     except BaseException:
         model_dir_lock.release(checkpoint_dir)
         raise
-    session._on_close.append(lambda: model_dir_lock.release(checkpoint_dir))
+    session._on_close.append(lambda error: _end_of_training(checkpoint_dir, scaffold, error))
     return session
+
+
+def _end_of_training(checkpoint_dir, scaffold, error):
+    """Releases the model_dir lock. A run that ended normally also drops the iterator
+    state of its last checkpoint: the next run starts its input afresh, as in TF1 (only a
+    run that was killed or failed resumes its input exactly)."""
+    try:
+        if error is None and hasattr(scaffold.saver, "forget_iterator_state"):
+            scaffold.saver.forget_iterator_state(checkpoint_dir)
+    finally:
+        model_dir_lock.release(checkpoint_dir)

@@ -158,6 +158,10 @@ class ChiefSessionCreator:
                     scaffold.saver.recover_last_checkpoints(found.kept)
             if ckpt:
                 scaffold.saver.restore(sess, ckpt)
+                if self._checkpoint_filename_with_path is None and hasattr(
+                        scaffold.saver, "restore_iterator_state"):
+                    # training resumes: iterators continue where the checkpoint was saved
+                    scaffold.saver.restore_iterator_state(sess, ckpt)
             else:
                 sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
                 if scaffold.init_fn is not None:

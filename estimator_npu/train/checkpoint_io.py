@@ -233,6 +233,13 @@ class CheckpointReader:
 NewCheckpointReader = CheckpointReader
 
 
+def input_state_path(prefix):
+    """The hidden file beside checkpoint ``prefix`` holding its iterator state
+    (``<dir>/.<name>.input_state``; see ``data.iterator_state``)."""
+    d, base = os.path.split(os.fspath(prefix))
+    return os.path.join(d, "." + base + ".input_state")
+
+
 def delete_checkpoint(prefix, meta_graph_suffix="meta"):
     """Removes every file of checkpoint ``prefix``: index, every data shard
     (``.data-<i>-of-<n>``), the meta graph (missing files are ignored)."""
@@ -240,7 +247,7 @@ def delete_checkpoint(prefix, meta_graph_suffix="meta"):
     shards = [p for p in glob.glob(glob.escape(prefix) + ".data-*")
               if re.search(r"\.data-\d{5}-of-\d{5}$", p)]
     for path in [prefix + INDEX_SUFFIX, prefix + "." + meta_graph_suffix,
-                 prefix + META_SUFFIX] + shards:
+                 prefix + META_SUFFIX, input_state_path(prefix)] + shards:
         try:
             os.remove(path)
         except FileNotFoundError:

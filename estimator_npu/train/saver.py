@@ -80,6 +80,10 @@ def _save_error(error, path, kept):
     return new
 
 
+_ITERATORS = "data.Iterator"      # the session resource kind of the input iterators
+_STATE_VERSION = 1
+
+
 class Saver:
     """Saves and restores variables (TF1 ``tf.train.Saver``).
 
@@ -92,13 +96,17 @@ class Saver:
             hours among those ``max_to_keep`` would delete.
         save_relative_paths: write paths relative to the save directory in the state file.
         allow_empty: allow a saver with no variables (``save`` then returns ``None``).
+        save_iterator_state: also save the state of the session's started iterators next
+            to each checkpoint (``<dir>/.<name>.input_state``), so that training resumed
+            by a session creator continues its input exactly (beyond TF; ``False``: TF1).
     """
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None,
                  restore_sequentially=False, saver_def=None, builder=None,
                  defer_build=False, allow_empty=False, write_version=2,
-                 pad_step_number=False, save_relative_paths=True, filename=None):
+                 pad_step_number=False, save_relative_paths=True, filename=None, *,
+                 save_iterator_state=True):
         if max_to_keep is not None:
             validation.check_non_negative_int("max_to_keep", max_to_keep)
         self._max_to_keep = max_to_keep or 0
@@ -112,6 +120,8 @@ class Saver:
         if not self._var_dict and not allow_empty:
             raise ValueError("No variables to save")
         self._name = name or "save"
+        self.save_iterator_state = validation.check_bool("save_iterator_state",
+                                                         save_iterator_state)
         self._filename = filename
         self._last_checkpoints = []          # [(prefix, timestamp)], oldest first
         self._next_keep_time = time.time() + self._keep_hours * 3600
@@ -214,6 +224,7 @@ class Saver:
             checkpoint_io.write_checkpoint(path, values)
             if write_meta_graph:
                 self._write_meta(path + "." + meta_graph_suffix)
+            self._write_iterator_state(sess, path)
         except OSError as e:
             raise _save_error(e, path, self.last_checkpoints) from None
         if write_state:
@@ -237,6 +248,68 @@ class Saver:
                                "dtype": v.dtype.name, "trainable": v.trainable}
                               for n, v in sorted(self._var_dict.items())]}
         checkpoint_io.atomic_write(path, [json.dumps(meta, indent=1).encode()])
+
+    def _write_iterator_state(self, sess, path):
+        side = checkpoint_io.input_state_path(path)
+        saved = None
+        if self.save_iterator_state:
+            # duck-typed: the data layer's iterator resources know their own state
+            iterators = {}
+            for name, res in _raw_session(sess).resources_of(_ITERATORS).items():
+                state = res.checkpoint_state() if hasattr(res, "checkpoint_state") else None
+                if state is not None:
+                    iterators[name] = state
+            if iterators:
+                saved = {"version": _STATE_VERSION, "iterators": iterators}
+        if saved is None:
+            if os.path.exists(side):
+                os.remove(side)     # a stale state of an earlier save of this step
+            return
+        checkpoint_io.atomic_write(side, [json.dumps(saved, sort_keys=True).encode()])
+
+    def forget_iterator_state(self, checkpoint_dir):
+        """Removes the iterator state of the latest checkpoint of ``checkpoint_dir`` (a run
+        that completed: the next one restarts its input, as TF1 does)."""
+        try:
+            latest = checkpoint_io.latest_checkpoint(checkpoint_dir)
+        except ValueError:
+            return
+        if latest is not None:
+            try:
+                os.remove(checkpoint_io.input_state_path(latest))
+            except FileNotFoundError:
+                pass
+
+    def restore_iterator_state(self, sess, save_path):
+        """Makes the iterators saved with checkpoint ``save_path`` resume where they were
+        when they next start (nothing when disabled or when there is no saved state).
+
+        Returns:
+            Whether a saved iterator state was found and applied.
+        """
+        if not self.save_iterator_state:
+            return False
+        side = checkpoint_io.input_state_path(save_path)
+        try:
+            with open(side, "rb") as f:
+                saved = json.loads(f.read().decode())
+            if not isinstance(saved, dict) or saved.get("version") != _STATE_VERSION:
+                raise ValueError(f"unknown version {saved.get('version')!r}")
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError, AttributeError) as e:
+            logging.warning("Ignoring the unreadable iterator state %s (%s); the input "
+                            "pipeline restarts from its beginning.", side, e)
+            return False
+        raw = _raw_session(sess)
+        existing = raw.resources_of(_ITERATORS)
+        pending = raw.resource(("pending_state", _ITERATORS), dict)
+        for name, entry in saved.get("iterators", {}).items():
+            if name in existing and hasattr(existing[name], "pending"):
+                existing[name].pending = entry
+            else:
+                pending[name] = entry    # taken by the iterator when it is created
+        return True
 
     def export_meta_graph(self, filename=None, **kwargs):
         """Writes the variable list as JSON to ``filename`` (the graph is not exported)."""
