@@ -17,7 +17,12 @@ def _static_ints(value, what, op_name):
     if hasattr(value, "_as_tensor"):
         return None
     if np.isscalar(value):
-        return [int(value)]
+        value = [value]
+    bad = next((v for v in (value if isinstance(value, (list, tuple)) else [])
+                if isinstance(v, (float, np.floating, str, bytes))), None)
+    if bad is not None:
+        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r} (holding "
+                        f"{type(bad).__name__} {bad!r})")
     try:
         return [int(-1 if v is None else v) for v in value]
     except TypeError:
@@ -386,6 +391,9 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(f"one_hot: depth must be an int, got {type(depth).__name__}: "
+                        f"{depth!r}")
     depth = int(depth)
     axis = -1 if axis is None else int(axis)
     dims = list(i.shape.dims) if i.shape.ndims is not None else None
