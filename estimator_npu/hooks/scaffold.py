@@ -153,6 +153,8 @@ class ChiefSessionCreator:
                 # warning, and damaged files with none intact raise (never a silent restart)
                 found = recovery.find(self._checkpoint_dir)
                 ckpt = found.path
+                if ckpt:
+                    recovery.remove_orphans(self._checkpoint_dir, ckpt)
                 if ckpt and hasattr(scaffold.saver, "recover_last_checkpoints"):
                     # max_to_keep also counts the checkpoints of earlier runs
                     scaffold.saver.recover_last_checkpoints(found.kept)

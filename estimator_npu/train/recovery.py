@@ -39,8 +39,23 @@ def checkpoint_files(prefix):
     return sorted(set(found))
 
 
+_verified = {}   # prefix -> the (file, size, mtime) signature last verified intact
+
+
+def _signature(prefix):
+    sig = []
+    for path in checkpoint_files(prefix):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        sig.append((path, st.st_size, st.st_mtime_ns))
+    return tuple(sig)
+
+
 def verify_checkpoint(prefix):
-    """Reads every tensor of checkpoint ``prefix`` (checking every checksum).
+    """Reads every tensor of checkpoint ``prefix`` (checking every checksum); files that
+    were verified and have not changed since are not read again.
 
     Raises:
         errors.NotFoundError: the index or a data file is missing.
@@ -49,6 +64,9 @@ def verify_checkpoint(prefix):
     prefix = os.fspath(prefix)
     if not os.path.isfile(prefix + ".index"):
         raise errors.NotFoundError(None, None, f"index file {prefix}.index is missing")
+    sig = _signature(prefix)
+    if sig is not None and _verified.get(prefix) == sig:
+        return
     reader = checkpoint_io.CheckpointReader(prefix)
     shards = [p for p in checkpoint_files(prefix) if _DATA_RE.search(p)]
     if not shards:
@@ -56,9 +74,11 @@ def verify_checkpoint(prefix):
     read_all = getattr(reader, "read_all", None)
     if read_all is not None:
         read_all()
-        return
-    for name in reader.get_variable_to_shape_map():
-        reader.get_tensor(name)
+    else:
+        for name in reader.get_variable_to_shape_map():
+            reader.get_tensor(name)
+    if sig is not None:
+        _verified[prefix] = sig
 
 
 def _reason(error):
@@ -174,6 +194,38 @@ def latest_intact_checkpoint(checkpoint_dir, latest_filename=None):
     return find(checkpoint_dir, latest_filename).path
 
 
+# ------------------------------------------------------------------ orphans
+_SIDE_RE = re.compile(r"^\.(?P<prefix>.+-\d+)\.input_state$")
+
+
+def remove_orphans(checkpoint_dir, restored):
+    """Removes what an interrupted rotation left of checkpoints older than ``restored``:
+    files of a prefix whose index is gone (rotation deletes the index first) and that the
+    state file does not name. Returns the prefixes cleaned."""
+    state, _ = _read_state(checkpoint_dir, None)
+    listed = set() if state is None else (
+        {state.model_checkpoint_path} | set(state.all_model_checkpoint_paths))
+    try:
+        names = os.listdir(checkpoint_dir)
+    except OSError:
+        return []
+    prefixes = set()
+    for name in names:
+        m = _FILE_RE.match(name) or _SIDE_RE.match(name)
+        if m:
+            prefixes.add(os.path.join(checkpoint_dir, m.group("prefix")))
+    cleaned = []
+    for prefix in sorted(prefixes):
+        if (_step(prefix) < _step(restored) and prefix not in listed
+                and not os.path.isfile(prefix + ".index")):
+            checkpoint_io.delete_checkpoint(prefix)
+            cleaned.append(prefix)
+    if cleaned:
+        logging.info("Removed the leftovers of an interrupted checkpoint rotation in %s: %s",
+                     checkpoint_dir, ", ".join(os.path.basename(p) for p in cleaned))
+    return cleaned
+
+
 # ------------------------------------------------------------------ temp files
 def temp_files(directory):
     """Temporary files an interrupted atomic write left in ``directory``: names
@@ -212,4 +264,4 @@ def remove_temp_files(directory):
 
 
 __all__ = ["checkpoint_files", "verify_checkpoint", "checkpoints_on_disk", "Recovery", "find",
-           "latest_intact_checkpoint", "temp_files", "remove_temp_files"]
+           "latest_intact_checkpoint", "remove_orphans", "temp_files", "remove_temp_files"]

@@ -4,6 +4,7 @@ run; with ``RunConfig(exact_input_resume=False)`` (TF1: the input restarts) they
 import logging
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -114,10 +115,10 @@ def test_kill_and_resume_with_shuffled_input_matches_uninterrupted(tmp_path, loo
     resumed = _killed_run(script, str(tmp_path / "killed"), True, loop, random.Random(seed))
     assert int(resumed["global_step"]) == MAX_STEPS
     killed_dir = str(tmp_path / "killed")
-    for name in os.listdir(killed_dir):        # rotation removed the states of old ones
-        if name.endswith(".input_state"):
-            prefix = name[1:-len(".input_state")]
-            assert os.path.exists(os.path.join(killed_dir, prefix + ".index")), name
+    for name in os.listdir(killed_dir):        # no file of a rotated-out checkpoint is left
+        m = re.match(r"^\.?(model\.ckpt-\d+)\.(index|meta|data-.*|input_state)$", name)
+        if m:
+            assert os.path.exists(os.path.join(killed_dir, m.group(1) + ".index")), name
     for name in ("w", "b"):
         err = np.max(np.abs(resumed[name] - reference[name])) / np.max(np.abs(reference[name]))
         assert err < 1e-6, (name, err)

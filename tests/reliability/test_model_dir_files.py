@@ -297,3 +297,21 @@ def test_disk_full_names_file_and_previous_checkpoint():
     finally:
         subprocess.run(["umount", path], check=False)
         os.rmdir(path)
+
+
+def test_leftovers_of_an_interrupted_rotation_are_removed_at_start(tmp_path):
+    """A kill inside a rotation (the index goes first) leaves data/meta/state files of a
+    rotated-out checkpoint: the next training start removes them."""
+    model_dir = str(tmp_path / "m")
+    X = np.ones((4, 3), np.float32)
+    config = tf.estimator.RunConfig(save_checkpoints_steps=2, keep_checkpoint_max=2,
+                                    save_summary_steps=0, log_step_count_steps=0)
+    est = tf.estimator.Estimator(_linear_model_fn, model_dir, config)
+    est.train(lambda: tf.data.Dataset.from_tensors((X, X[:, :1])).repeat(), max_steps=6)
+    # what a kill in the middle of rotating out step 2 would leave
+    for name in ("model.ckpt-2.data-00000-of-00001", "model.ckpt-2.meta",
+                 ".model.ckpt-2.input_state"):
+        open(os.path.join(model_dir, name), "wb").close()
+    est.train(lambda: tf.data.Dataset.from_tensors((X, X[:, :1])).repeat(), max_steps=8)
+    assert not any(n.startswith(("model.ckpt-2.", ".model.ckpt-2.")) for n in
+                   os.listdir(model_dir)), os.listdir(model_dir)
