@@ -36,7 +36,10 @@ is_distributed=True)`` with a loss scale).
 """
 import argparse
 import collections
+import contextlib
+import math
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -89,6 +92,36 @@ def _positive_int(value):
     return number
 
 
+def _positive_float(value):
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not math.isfinite(number) or number <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {value!r}")
+    return number
+
+
+# What a user can cause and fix (a wrong flag value, a model_dir of another model, missing
+# data, a damaged checkpoint, a second trainer): one line and exit status 2, not a traceback.
+EXPECTED_ERRORS = (tf.errors.OpError, ValueError, OSError, KeyError, RuntimeError)
+
+
+@contextlib.contextmanager
+def expected_errors(args):
+    """Turns an expected error into one line on stderr and ``SystemExit(2)`` (``--debug``:
+    the error propagates with its traceback)."""
+    try:
+        yield
+    except EXPECTED_ERRORS as e:
+        if getattr(args, "debug", False):
+            raise
+        text = (str(e).strip().splitlines() or [""])[0]
+        print(f"{getattr(args, 'prog', 'model_zoo')}: error: {type(e).__name__}: {text} "
+              f"(--debug shows the traceback)", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
                 loss_scale=None, prog=None):
     """The flag parser of an example, with that example's defaults.
@@ -117,7 +150,7 @@ def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
                         help="total training steps (default: %(default)s)")
     parser.add_argument("--batch_size", type=_positive_int, default=batch_size,
                         help="training batch size (default: %(default)s)")
-    parser.add_argument("--learning_rate", type=float, default=learning_rate,
+    parser.add_argument("--learning_rate", type=_positive_float, default=learning_rate,
                         help="(default: %(default)s)")
     parser.add_argument("--iterations_per_loop", type=_positive_int,
                         default=iterations_per_loop,
@@ -134,6 +167,9 @@ def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
     parser.add_argument("--seed", type=int, default=0,
                         help="graph-level random seed and data split/shuffle seed "
                              "(default: %(default)s)")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error (default: one line)")
+    parser.set_defaults(prog=parser.prog)
     return parser
 
 
@@ -168,6 +204,11 @@ def load_digits(args, layout):
     layouts = ("flat784", "image28", "image32", "rows")
     if layout not in layouts:
         raise ValueError(f"layout must be one of {layouts}, got {layout!r}")
+    with expected_errors(args):
+        return _load_digits(args, layout)
+
+
+def _load_digits(args, layout):
     if args.data_dir:
         data = mnist.read_data_sets(args.data_dir, one_hot=False, reshape=False,
                                     validation_size=0, seed=args.seed)
@@ -271,8 +312,25 @@ def run_config(args, **kwargs):
     return npu.NPURunConfig(**fields)
 
 
+def shared_model_dir(model_dir):
+    """``model_dir``; without one under MPI, one temporary folder made by rank 0 and used by
+    every rank (each rank's own folder would leave the others with no checkpoint)."""
+    if model_dir is not None or npu.get_rank_size() == 1:
+        return model_dir
+    path = tempfile.mkdtemp(prefix="model_zoo_") if npu.get_rank_id() == 0 else ""
+    buf = np.zeros(4096, np.uint8)
+    raw = path.encode()
+    buf[:len(raw)] = np.frombuffer(raw, np.uint8)
+    with tf.Graph().as_default():
+        shared = npu.hccl_ops.broadcast([tf.constant(buf)], 0)[0]
+        with tf.Session() as sess:
+            value = sess.run(shared)
+    return bytes(value).rstrip(b"\0").decode()
+
+
 def make_estimator(model_fn, args, params=None, **config_kwargs):
     """An ``NPUEstimator`` of ``model_fn`` configured by the flags."""
+    args.model_dir = shared_model_dir(args.model_dir)
     return npu.NPUEstimator(model_fn, config=run_config(args, **config_kwargs),
                             params=params if params is not None else params_from(args))
 
@@ -318,17 +376,31 @@ def run(model_fn, args, data, params=None, eval_batch_size=512, log=print):
 
     Returns:
         0 (the process exit status); ``--mode evaluate`` without a checkpoint in
-        ``--model_dir`` prints why and returns 1.
+        ``--model_dir`` prints why and returns 2, as every expected error does (one line;
+        ``--debug`` shows the traceback). Under MPI only rank 0 prints results.
     """
-    estimator = make_estimator(model_fn, args, params)
-    train_fn = train_input_fn(data.train_x, data.train_y, args.batch_size, seed=args.seed)
-    eval_fn = eval_input_fn(data.test_x, data.test_y, eval_batch_size)
-    if args.mode == "evaluate":
-        if args.model_dir is None or estimator.latest_checkpoint() is None:
-            print(f"--mode evaluate needs a --model_dir holding a checkpoint; found none in "
-                  f"{args.model_dir!r}", file=sys.stderr)
-            return 1
-        evaluate(estimator, eval_fn, log=log)
-        return 0
-    train_and_evaluate(estimator, train_fn, eval_fn, args.steps, log=log)
+    prog = getattr(args, "prog", "model_zoo")
+    if args.mode == "evaluate" and args.model_dir is None:
+        print(f"{prog}: error: --mode evaluate needs --model_dir, the folder holding the "
+              f"checkpoints of a trained model (train one with --mode train --model_dir DIR)",
+              file=sys.stderr)
+        return 2
+    if npu.get_rank_id() != 0:
+        log = _quiet   # one set of results, from the chief
+    with expected_errors(args):
+        estimator = make_estimator(model_fn, args, params)
+        train_fn = train_input_fn(data.train_x, data.train_y, args.batch_size, seed=args.seed)
+        eval_fn = eval_input_fn(data.test_x, data.test_y, eval_batch_size)
+        if args.mode == "evaluate":
+            if estimator.latest_checkpoint() is None:
+                print(f"{prog}: error: --mode evaluate needs a checkpoint in --model_dir; "
+                      f"found none in {args.model_dir}", file=sys.stderr)
+                return 2
+            evaluate(estimator, eval_fn, log=log)
+            return 0
+        train_and_evaluate(estimator, train_fn, eval_fn, args.steps, log=log)
     return 0
+
+
+def _quiet(*args, **kwargs):
+    pass

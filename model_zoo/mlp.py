@@ -1,4 +1,4 @@
-"""A 784-512-512-10 ReLU multilayer perceptron trained with Adam (PERFORMANCE.md's W2).
+"""A 784-512-512-10 ReLU multilayer perceptron trained with Adam (the W2 workload of bench/).
 
 The bundled digits are upsampled to MNIST's 28x28 and flattened to 784 inputs, so the
 network is the classic MNIST MLP: two hidden layers of 512 ReLU units (``tf.layers.dense``,

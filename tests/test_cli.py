@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+import estimator_npu as tf
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -97,8 +99,47 @@ def test_train_then_evaluate(tmp_path, capsys):
 
 
 def test_evaluate_without_a_checkpoint_fails(tmp_path, capsys):
-    assert cli.main(["evaluate", "mlp", "--model_dir", str(tmp_path)]) == 1
-    assert "needs a --model_dir holding a checkpoint" in capsys.readouterr().err
+    assert cli.main(["evaluate", "mlp", "--model_dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "needs a checkpoint in --model_dir" in err and str(tmp_path) in err
+
+
+def test_evaluate_without_model_dir_says_what_to_pass(capsys):
+    assert cli.main(["evaluate", "mlp"]) == 2
+    err = capsys.readouterr().err
+    assert "needs --model_dir" in err and "None" not in err
+
+
+def _one_line_error(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_expected_errors_print_one_line_and_exit_2(tmp_path, capsys):
+    """A checkpoint of another model in --model_dir: one line, exit 2; --debug raises."""
+    model_dir = str(tmp_path / "m")
+    assert cli.main(["train", "softmax_estimator", "--model_dir", model_dir,
+                     "--steps", "5"]) == 0
+    capsys.readouterr()
+    err = _one_line_error(capsys, ["evaluate", "mlp", "--model_dir", model_dir])
+    assert "NotFoundError" in err and "--debug" in err
+    with pytest.raises(tf.errors.NotFoundError):
+        cli.main(["evaluate", "mlp", "--model_dir", model_dir, "--debug"])
+    err = _one_line_error(capsys, ["train", "mlp", "--data_dir", str(tmp_path / "none")])
+    assert "MNIST files not found" in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "abc"])
+def test_learning_rate_is_validated_by_argparse(value, capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["train", "mlp", "--learning_rate", value])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--learning_rate" in err and "finite number > 0" in err and "Traceback" not in err
 
 
 def _env():

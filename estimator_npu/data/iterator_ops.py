@@ -32,6 +32,7 @@ inside a repeated plan pulls one element per run.
 import threading
 
 from estimator_npu import errors
+from estimator_npu.data import iterator_state
 from estimator_npu.data.base import Env, all_captures
 from estimator_npu.data.structure import Spec
 from estimator_npu.engine.graph import get_default_graph
@@ -46,18 +47,29 @@ class IteratorState:
     """The per-session state of one iterator: the running Python iterator, if any, and a
     lock so that concurrent ``Session.run`` calls pull distinct elements."""
 
-    __slots__ = ("name", "it", "started", "lock")
+    __slots__ = ("name", "it", "started", "lock", "consumed", "env", "node", "pending")
 
     def __init__(self, name):
         self.name = name
         self.it = None
         self.started = False
         self.lock = threading.Lock()
+        # for checkpoints (``iterator_state``): elements delivered since the start, the
+        # running pipeline, and a saved state to resume from at the next start
+        self.consumed = 0
+        self.env = None
+        self.node = None
+        self.pending = None
 
     def reset(self, it):
         self.close()
         self.it = it
         self.started = True
+
+    def checkpoint_state(self):
+        """What ``Saver`` saves for this iterator (``None`` if it never started)."""
+        with self.lock:
+            return iterator_state.capture(self)
 
     def close(self):
         old, self.it = self.it, None
@@ -68,14 +80,23 @@ class IteratorState:
 
 def _state(ctx, op):
     name = op.attrs["shared_name"]
-    return ctx.resource(("data.Iterator", name), lambda: IteratorState(name))
+    state = ctx.resource(("data.Iterator", name), lambda: IteratorState(name))
+    # a checkpoint restored before this iterator existed left its state here (``Saver``)
+    pending = ctx.resource(("pending_state", "data.Iterator"), dict).pop(name, None)
+    if pending is not None:
+        state.pending = pending
+    return state
 
 
-def _start(op, node, captured, values):
+def _start(op, node, captured, values, state=None):
     env = Env(dict(zip(captured, values)))
     try:
         node.validate(env)
-        return iter(node.elements(env))
+        skip = 0 if state is None else iterator_state.prepare(state, node, env)
+        it = iter(node.elements(env))
+        if skip:
+            iterator_state.advance(state, it, skip)
+        return it
     except errors.OpError as e:
         _name_op(e, op)
 
@@ -94,7 +115,7 @@ def _make_iterator_kernel(op, ctx):
     def make_iterator(*values):
         with state.lock:
             state.reset(None)
-            state.reset(_start(op, node, captured, values))
+            state.reset(_start(op, node, captured, values, state))
     return make_iterator
 
 
@@ -113,10 +134,11 @@ def _get_next_kernel(op, ctx):
                         None, op, f"GetNext() failed because the iterator '{state.name}' "
                         "has not been initialized. Run its initializer operation "
                         "(`sess.run(iterator.initializer)`) before getting the next element.")
-                state.reset(_start(op, node, captured, values))
+                state.reset(_start(op, node, captured, values, state))
                 it = state.it
             try:
                 elem = next(it)
+                state.consumed += 1
             except StopIteration:
                 raise errors.OutOfRangeError(None, op, "End of sequence") from None
             except errors.OpError as e:

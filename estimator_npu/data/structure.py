@@ -18,7 +18,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.shape import TensorShape, as_shape
-from estimator_npu.utils import nest
+from estimator_npu.utils import nest, validation
 
 
 def normalize(value, leaf_fn):
@@ -54,11 +54,20 @@ def to_array(value):
     else:
         arr = np.asarray(value)
         if arr.dtype == np.float64:
-            arr = arr.astype(np.float32)
+            with np.errstate(over="ignore"):   # beyond float32: inf, as TF
+                arr = arr.astype(np.float32)
         elif arr.dtype == np.int64:
             arr = arr.astype(np.int32)
     if arr.dtype.kind in "SU":
         arr = arr.astype(object)
+    if arr.dtype.kind == "O":
+        found, leaf = validation.unconvertible_leaf(value)
+        if found:
+            raise TypeError(f"a value of type {type(leaf).__name__} ({leaf!r:.60}) cannot be "
+                            f"part of a tensor (numbers, booleans or strings)")
+        if not all(isinstance(x, (str, bytes)) for x in arr.flat):
+            raise ValueError("mixes strings and numbers, or holds an integer too large for "
+                             "int64")
     dtypes.as_dtype(arr.dtype)  # raises TypeError for unsupported element types
     arr.setflags(write=False)   # elements are handed out as views of it
     return arr
@@ -171,17 +180,42 @@ def shapes_up_to(structure, shapes, path, out):
         out.append(as_shape(shapes))
 
 
+def _leaf_paths(value, path=""):
+    """The path of every component of ``value`` as ``normalize`` visits them (``[0]``,
+    ``['x']``, ``[1][0]``...)."""
+    if isinstance(value, collections.abc.Mapping):
+        return [p for k, v in value.items() for p in _leaf_paths(v, f"{path}[{k!r}]")]
+    if isinstance(value, tuple):
+        return [p for i, v in enumerate(value) for p in _leaf_paths(v, f"{path}[{i}]")]
+    return [path]
+
+
 def components(value, name):
     """Flattens a user value into ``(structure, flat components)``; each component is a
     Tensor (for graph values) or a numpy array."""
+    paths = _leaf_paths(value)
+    count = iter(range(len(paths)))
+
     def leaf(v):
+        path = paths[next(count)]
+        where = f"component {path}" if path else "the element"
         if v is None:
-            raise TypeError(f"{name}: None is not a valid component of a dataset element")
+            raise TypeError(f"{name}: None is not a valid component of a dataset element "
+                            f"({where})")
         if is_tensor_like(v):
             return convert_to_tensor(v)
         if isinstance(v, (list,)) and any(is_tensor_like(x) for x in nest.flatten(v)):
             return convert_to_tensor(v)
-        return to_array(v)
+        try:
+            return to_array(v)
+        except ValueError as e:
+            ragged = validation.ragged_description(v)
+            if ragged is None:
+                raise ValueError(f"{name}: {where}: {e}") from None
+            raise ValueError(f"{name}: {where} is ragged: {ragged}; every row of a component "
+                             f"must have the same length.") from None
+        except TypeError as e:
+            raise TypeError(f"{name}: {where}: {e}") from None
     normalized = normalize(value, leaf)
     return normalize(normalized, lambda _: None), nest.flatten(normalized)
 

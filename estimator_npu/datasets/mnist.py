@@ -25,6 +25,7 @@ writes any such file, e.g. to build a tiny MNIST-shaped folder for tests or docs
 
 import gzip
 import os
+import zlib
 
 import numpy as np
 
@@ -67,8 +68,12 @@ def read_idx(path, expected_magic=None):
     Raises:
         ValueError: If the magic number is wrong or unknown, or the file is truncated.
     """
-    with _open(path, 'rb') as f:
-        data = f.read()
+    try:
+        with _open(path, 'rb') as f:
+            data = f.read()
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        raise ValueError('IDX file %s is truncated or not a valid gzip file (%s: %s)'
+                         % (path, type(e).__name__, e)) from None
     if len(data) < 4:
         raise ValueError('%s is not an IDX file: only %d bytes' % (path, len(data)))
     magic = int.from_bytes(data[:4], 'big')
@@ -144,6 +149,10 @@ def _read_split(images_path, labels_path):
     if images.shape[0] != labels.shape[0]:
         raise ValueError('%s has %d images but %s has %d labels'
                          % (images_path, images.shape[0], labels_path, labels.shape[0]))
+    if labels.size and (labels.min() < 0 or labels.max() > 9):
+        bad = int(labels.max()) if labels.max() > 9 else int(labels.min())
+        raise ValueError('%s holds label %d at index %d; MNIST labels must be in [0, 9]'
+                         % (labels_path, bad, int(np.argmax(labels == bad))))
     return images, labels
 
 

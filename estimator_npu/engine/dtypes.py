@@ -112,6 +112,9 @@ def as_dtype(value):
     """
     if isinstance(value, DType):
         return value
+    if value is None:   # numpy would read None as float64
+        raise TypeError(f"Cannot convert None to a dtype; expected a tf.DType, a numpy dtype "
+                        f"or one of {sorted(_BY_NAME)}")
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
     if value is float:

@@ -287,8 +287,13 @@ class Graph:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Input to {op_type} must be a Tensor, got {type(t).__name__}")
             if t.graph is not self:
-                raise ValueError(f"Tensor {t.name} must be from the same graph as the "
-                                 f"{op_type} op being created.")
+                other = next((x for x in inputs if isinstance(x, Tensor) and x.graph is self),
+                             None)
+                where = (f"as Tensor {other.name}, its other input" if other is not None
+                         else "in which the op is being created (the default graph)")
+                raise ValueError(f"Tensor {t.name} must be from the same graph {where}: "
+                                 f"{op_type} op {name or op_type!r} cannot mix tensors of two "
+                                 f"graphs.")
         trace_frame = self._frames[-1] if self._frames else None
         if trace_frame is not None:
             # Inside a branch or loop body: outer tensors become explicit captures.

@@ -14,7 +14,7 @@ from estimator_npu.engine import _errstate
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
-from estimator_npu.utils import nest
+from estimator_npu.utils import nest, validation
 
 
 class VarStore:
@@ -40,15 +40,20 @@ class _FeedConverter:
                       else f"tensor '{tensor.name}'")
 
     def __call__(self, value):
-        a = value if type(value) is np.ndarray else np.asarray(value)
+        a = value if type(value) is np.ndarray else self._asarray(value)
         if a.dtype != self.np_dtype:
             src, dst = a.dtype.kind, self.np_dtype.kind
+            python_ints = src in "iu" and dst in "iu" and type(value) is not np.ndarray \
+                and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
             if (src in "OSU") != (dst in "OSU") or (
                     src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
-                    and not (src == "b" and dst in "iuf")):
+                    and not (src == "b" and dst in "iuf") and not python_ints):
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
-            a = a.astype(self.np_dtype)
+            if src in "iu" and dst in "iu" and a.size:
+                self._check_range(a)
+            with np.errstate(over="ignore", invalid="ignore"):   # beyond the range: inf
+                a = a.astype(self.np_dtype)
         dims = self.dims
         if dims is not None:
             shp = a.shape
@@ -57,6 +62,38 @@ class _FeedConverter:
                 raise ValueError(f"Cannot feed value of shape {shp} for {self.label}, which "
                                  f"has shape {self.tensor.shape}")
         return a
+
+    def _asarray(self, value):
+        try:
+            a = np.asarray(value)
+        except ValueError as e:
+            ragged = validation.ragged_description(value)
+            if ragged is None:
+                raise ValueError(f"Cannot feed this value for {self.label}: its elements "
+                                 f"have different shapes ({e})") from None
+            raise ValueError(f"Cannot feed a ragged value for {self.label}: {ragged}; every "
+                             f"row of a tensor must have the same length.") from None
+        if a.dtype.kind != "O":
+            return a
+        found, leaf = validation.unconvertible_leaf(value)
+        if found:
+            raise TypeError(f"Cannot feed a value of type {type(value).__name__} for "
+                            f"{self.label}" + ("" if leaf is value else
+                                               f": it holds a {type(leaf).__name__} value") +
+                            "; feed numbers, booleans, strings or numpy arrays.")
+        if self.np_dtype.kind not in "OSU":
+            raise ValueError(f"Cannot feed value {value!r:.80} for {self.label}, which has "
+                             f"dtype {self.tensor.dtype.name}: an integer out of range or a "
+                             f"mix of types.")
+        return a
+
+    def _check_range(self, a):
+        info = np.iinfo(self.np_dtype)
+        lo, hi = a.min(), a.max()
+        if lo < info.min or hi > info.max:
+            bad = lo if lo < info.min else hi
+            raise ValueError(f"Cannot feed value {int(bad)} for {self.label}: it is outside the "
+                             f"range of {self.tensor.dtype.name} [{info.min}, {info.max}].")
 
 
 _local = threading.local()
@@ -175,6 +212,11 @@ class Session:
             r = self._resources[key] = factory()
         return r
 
+    def resources_of(self, kind):
+        """``{name: resource}`` of the per-session resources keyed ``(kind, name)``."""
+        return {k[1]: r for k, r in list(self._resources.items())
+                if isinstance(k, tuple) and len(k) == 2 and k[0] == kind}
+
     def compile(self, targets, feeds=()):
         """Compiles (or returns the cached) plan for ``targets`` given ``feeds``."""
         key = (tuple(targets), tuple(feeds))
@@ -214,6 +256,10 @@ class Session:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if feed_dict is not None and type(feed_dict) is not dict and not hasattr(
+                feed_dict, "items"):
+            raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
+                            f"{type(feed_dict).__name__}")
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)
@@ -263,7 +309,15 @@ class Session:
         targets = [self._resolve(x) for x in flat]
         feeds = []
         convs = []
+        if feed_dict is not None and not hasattr(feed_dict, "items"):
+            raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
+                            f"{type(feed_dict).__name__}")
         for k in (feed_dict or {}):
+            if not isinstance(k, (Tensor, str)) and getattr(k, "_as_graph_element",
+                                                            None) is None:
+                raise TypeError(f"feed_dict key {k!r:.80} has invalid type "
+                                f"{type(k).__name__}: a key must be a Tensor (usually a "
+                                f"placeholder) or a tensor name.")
             t = self._resolve(k)
             if isinstance(t, Operation):
                 raise TypeError(f"Cannot feed operation {t.name}; feed keys must be tensors.")

@@ -15,8 +15,15 @@ class TensorShape:
         elif dims is not None:
             if isinstance(dims, (int,)):
                 dims = (dims,)
-            dims = tuple(None if d is None or (hasattr(d, "value") and d.value is None)
-                         else int(getattr(d, "value", d)) for d in dims)
+            if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+                raise TypeError(f"A shape must be a list or tuple of ints/None, a TensorShape "
+                                f"or None, got {type(dims).__name__}: {dims!r}")
+            try:
+                dims = tuple(None if d is None or (hasattr(d, "value") and d.value is None)
+                             else int(getattr(d, "value", d)) for d in dims)
+            except (TypeError, ValueError):
+                raise TypeError(f"A shape must be a list or tuple of ints/None, got "
+                                f"{dims!r}") from None
             for d in dims:
                 if d is not None and d < 0:
                     raise ValueError(f"Shape dimensions must be >= 0 or None, got {dims}")

@@ -33,7 +33,8 @@ from estimator_npu.hooks.progress import ProgressHook
 from estimator_npu.hooks.saver_hooks import CheckpointSaverListener
 from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold
 from estimator_npu.hooks.session_run_hook import SessionRunHook
-from estimator_npu.train import checkpoint_io, summary_ops, training_util
+from estimator_npu.train import (checkpoint_io, model_dir_lock, recovery, summary_ops,
+                                 training_util)
 from estimator_npu.train.saver import Saver
 from estimator_npu.utils import logging
 
@@ -196,7 +197,7 @@ class Estimator:
         return spec, input_hooks, global_step
 
     def _checkpoint_to_read(self, checkpoint_path, what):
-        path = checkpoint_path or self.latest_checkpoint()
+        path = checkpoint_path or recovery.latest_intact_checkpoint(self._model_dir)
         if path is None:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to %s.", self._model_dir, what)
@@ -217,6 +218,9 @@ class Estimator:
 
         Raises:
             ValueError: both ``steps`` and ``max_steps``, or either <= 0.
+            ModelDirLockedError: another process trains into ``model_dir``.
+            errors.DataLossError: checkpoint files exist in ``model_dir`` but none is
+                intact (a damaged latest one is skipped with a warning).
         """
         if steps is not None and max_steps is not None:
             raise ValueError(f"Can not provide both steps and max_steps, given steps={steps} "
@@ -225,6 +229,13 @@ class Estimator:
         max_steps = _check_steps("max_steps", max_steps)
         hooks = _check_hooks(hooks)
         saving_listeners = _check_listeners(saving_listeners)
+        # one trainer per model_dir: the chief holds the lock for the whole run
+        with model_dir_lock.hold(self._model_dir if self._config.is_chief else None):
+            if self._config.is_chief:
+                recovery.remove_temp_files(self._model_dir)
+            return self._train(input_fn, hooks, steps, max_steps, saving_listeners)
+
+    def _train(self, input_fn, hooks, steps, max_steps, saving_listeners):
         start = _chief_value(self._config, self._checkpoint_global_step())
         if max_steps is not None and max_steps <= start:
             logging.info("Skipping training since max_steps has already saved.")
@@ -240,7 +251,9 @@ class Estimator:
         return self
 
     def _checkpoint_global_step(self):
-        path = self.latest_checkpoint()
+        # the checkpoint training will resume from (the session creator warns about
+        # what it skips; damaged files with none intact raise here, before any work)
+        path = recovery.find(self._model_dir, warn=False).path
         if path is None:
             return 0
         try:
@@ -273,7 +286,8 @@ class Estimator:
             graph.add_to_collection(GraphKeys.SAVERS, Saver(
                 max_to_keep=self._config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
-                allow_empty=True))
+                allow_empty=True,
+                save_iterator_state=getattr(self._config, "exact_input_resume", True)))
         if self._warm_start_settings is None:
             return scaffold
         logging.info("Warm-starting with WarmStartSettings: %s", self._warm_start_settings)

@@ -91,6 +91,10 @@ class RunConfig:
     session_creation_timeout_secs = attr.ib(default=7200, validator=_positive_number)
     checkpoint_save_graph_def = attr.ib(default=True, validator=_optional(
         validation.check_bool))
+    # Beyond TF: save the input iterators' position with every checkpoint and continue
+    # from it on resume; False restores TF1's behaviour (the input restarts).
+    exact_input_resume = attr.ib(default=True, kw_only=True,
+                                 validator=lambda i, a, v: validation.check_bool(a.name, v))
     num_workers = attr.ib(default=1, kw_only=True,
                           validator=lambda i, a, v: validation.check_positive_int(a.name, v))
     worker_index = attr.ib(default=0, kw_only=True, validator=_non_negative_int)

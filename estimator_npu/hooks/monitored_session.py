@@ -26,6 +26,7 @@ from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunCont
                                                   SessionRunHook, SessionRunValues,
                                                   StepAccount, as_step_tensor)
 from estimator_npu.hooks.timer import SecondOrStepTimer
+from estimator_npu.train import model_dir_lock, recovery
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.utils import logging, nest, validation
 
@@ -154,6 +155,7 @@ class MonitoredSession:
         self._coord = Coordinator()
         self._sess = None
         self._closed = False
+        self._on_close = []     # callback(error or None) run once the session is closed
         self._plan = None
         self.current_global_step = None
         self._step_tensor = as_step_tensor(self._graph)
@@ -267,6 +269,8 @@ class MonitoredSession:
             if self._sess is not None:
                 self._sess.close()
                 self._sess = None
+            for callback in self._on_close:
+                callback(error)
         if first is not None and error is None:
             raise first
 
@@ -369,7 +373,8 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
     ``save_summaries_steps``, default 100, or ``save_summaries_secs``) into
     ``summary_dir`` (default ``checkpoint_dir``) and a ``CheckpointSaverHook`` (every
     ``save_checkpoint_secs``, default 600, or ``save_checkpoint_steps``); 0 or ``None``
-    turns one off. ``chief_only_hooks`` run on the chief only.
+    turns one off. ``chief_only_hooks`` run on the chief only. The chief holds the
+    training lock of ``checkpoint_dir`` (``train.model_dir_lock``) until the session closes.
 
     Returns:
         A ``MonitoredSession``.
@@ -403,5 +408,27 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
         log_step_count_steps=log_step_count_steps if summary_dir else None,
         save_summaries_steps=save_summaries_steps, save_summaries_secs=save_summaries_secs,
         checkpoint_timer=timer) if h is not None)
-    return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
-                            iterations_per_loop=iterations_per_loop)
+    if not checkpoint_dir:
+        return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
+                                iterations_per_loop=iterations_per_loop)
+    model_dir_lock.acquire(checkpoint_dir)        # one trainer per model_dir
+    try:
+        recovery.remove_temp_files(checkpoint_dir)
+        session = MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
+                                   iterations_per_loop=iterations_per_loop)
+    except BaseException:
+        model_dir_lock.release(checkpoint_dir)
+        raise
+    session._on_close.append(lambda error: _end_of_training(checkpoint_dir, scaffold, error))
+    return session
+
+
+def _end_of_training(checkpoint_dir, scaffold, error):
+    """Releases the model_dir lock. A run that ended normally also drops the iterator
+    state of its last checkpoint: the next run starts its input afresh, as in TF1 (only a
+    run that was killed or failed resumes its input exactly)."""
+    try:
+        if error is None and hasattr(scaffold.saver, "forget_iterator_state"):
+            scaffold.saver.forget_iterator_state(checkpoint_dir)
+    finally:
+        model_dir_lock.release(checkpoint_dir)

@@ -4,7 +4,8 @@
 ``local_init_op``, ``summary_op``, ``saver`` — from the graph's collections or defaults,
 then finalizes the graph. ``ChiefSessionCreator.create_session()`` then builds the session:
 
-    restore the latest checkpoint of checkpoint_dir (or checkpoint_filename_with_path)
+    restore the newest intact checkpoint of checkpoint_dir (``train.recovery.find``)
+      (or exactly checkpoint_filename_with_path)
     or, when there is none:  run init_op (with init_feed_dict), then init_fn(scaffold, sess)
     run local_init_op
     check ready_op: every variable initialized, else RuntimeError naming the rest
@@ -13,7 +14,7 @@ then finalizes the graph. ``ChiefSessionCreator.create_session()`` then builds t
 """
 import numpy as np
 
-from estimator_npu.train import checkpoint_io
+from estimator_npu.train import recovery
 from estimator_npu.train.saver import Saver
 from estimator_npu.train.summary_ops import merge_all
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
@@ -148,13 +149,21 @@ class ChiefSessionCreator:
         try:
             ckpt = self._checkpoint_filename_with_path
             if ckpt is None and self._checkpoint_dir:
-                ckpt = checkpoint_io.latest_checkpoint(self._checkpoint_dir)
-                state = checkpoint_io.get_checkpoint_state(self._checkpoint_dir)
+                # the newest intact checkpoint; a damaged latest one is skipped with a
+                # warning, and damaged files with none intact raise (never a silent restart)
+                found = recovery.find(self._checkpoint_dir)
+                ckpt = found.path
+                if ckpt:
+                    recovery.remove_orphans(self._checkpoint_dir, ckpt)
                 if ckpt and hasattr(scaffold.saver, "recover_last_checkpoints"):
                     # max_to_keep also counts the checkpoints of earlier runs
-                    scaffold.saver.recover_last_checkpoints(state.all_model_checkpoint_paths)
+                    scaffold.saver.recover_last_checkpoints(found.kept)
             if ckpt:
                 scaffold.saver.restore(sess, ckpt)
+                if self._checkpoint_filename_with_path is None and hasattr(
+                        scaffold.saver, "restore_iterator_state"):
+                    # training resumes: iterators continue where the checkpoint was saved
+                    scaffold.saver.restore_iterator_state(sess, ckpt)
             else:
                 sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
                 if scaffold.init_fn is not None:

@@ -174,6 +174,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     pad = _padding(padding, "conv2d")
     stride = _pair(strides, "strides", "conv2d")
     dil = _pair(dilation_rate, "dilation_rate", "conv2d")
+    if isinstance(filters, bool) or int(filters) < 1:
+        raise ValueError(f"conv2d: filters must be a positive integer, got {filters!r}")
     dt = _param_dtype(x)
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel = get_variable("kernel", [kh, kw, in_c, int(filters)], dtype=dt,

@@ -32,6 +32,7 @@ The ``checkpoint`` state file is TF's text format::
 """
 import json
 import os
+import re
 import tempfile
 
 from estimator_npu import errors
@@ -61,7 +62,10 @@ def _fsync_dir(path):
 def atomic_write(path, chunks):
     """Writes the byte chunks to ``path`` atomically (temp file, fsync, ``os.replace``)."""
     d = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp", dir=d or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp", dir=d or ".")
+    except OSError as e:
+        raise _naming(e, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             for c in chunks:
@@ -69,13 +73,24 @@ def atomic_write(path, chunks):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise _naming(e, path) from None
         raise
     _fsync_dir(d)
+
+
+def _naming(error, path):
+    """``error`` (an ``OSError``) with the file being written in its message."""
+    if error.filename is not None and os.fspath(error.filename) == path:
+        return error
+    new = type(error)(error.errno, f"{error.strerror or error} (writing {path})", path)
+    new.__cause__ = error
+    return new
 
 
 # ------------------------------------------------------------------ writing
@@ -217,11 +232,23 @@ def read_checkpoint(prefix):
 NewCheckpointReader = CheckpointReader
 
 
+def input_state_path(prefix):
+    """The hidden file beside checkpoint ``prefix`` holding its iterator state
+    (``<dir>/.<name>.input_state``; see ``data.iterator_state``)."""
+    d, base = os.path.split(os.fspath(prefix))
+    return os.path.join(d, "." + base + ".input_state")
+
+
 def delete_checkpoint(prefix, meta_graph_suffix="meta"):
-    """Removes the files of checkpoint ``prefix`` (missing files are ignored)."""
-    for suffix in (INDEX_SUFFIX, DATA_SUFFIX, "." + meta_graph_suffix):
+    """Removes every file of checkpoint ``prefix``: index, every data shard
+    (``.data-<i>-of-<n>``), the meta graph (missing files are ignored)."""
+    import glob
+    shards = [p for p in glob.glob(glob.escape(prefix) + ".data-*")
+              if re.search(r"\.data-\d{5}-of-\d{5}$", p)]
+    for path in [prefix + INDEX_SUFFIX, prefix + "." + meta_graph_suffix,
+                 prefix + META_SUFFIX, input_state_path(prefix)] + shards:
         try:
-            os.remove(prefix + suffix)
+            os.remove(path)
         except FileNotFoundError:
             pass
 
@@ -318,9 +345,13 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
             text = f.read()
     except FileNotFoundError:
         return None
+    if not text.strip():
+        raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}: the state "
+                         f"file {path} is empty")
     st = CheckpointState.from_text(text, path)
     if not st.model_checkpoint_path:
-        raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
+        raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}: the state "
+                         f"file {path} names no model_checkpoint_path")
 
     def full(p):
         return p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)

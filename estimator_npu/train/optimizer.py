@@ -66,7 +66,7 @@ def _as_variable(var, what):
     return v
 
 
-def check_hyper(name, value, minimum=None):
+def check_hyper(name, value, minimum=None, below=None):
     """Validates a hyper-parameter: a real number, a scalar tensor/variable, or a callable.
 
     Raises:
@@ -75,12 +75,16 @@ def check_hyper(name, value, minimum=None):
     """
     if isinstance(value, (Tensor, Variable)) or callable(value):
         return value
+    if minimum is None and name == "learning_rate":
+        minimum = 0    # a negative learning rate is always a mistake
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a float, a scalar tensor or a callable, got "
                         f"{type(value).__name__}: {value!r}")
     v = float(value)
-    if not math.isfinite(v) or (minimum is not None and v < minimum):
-        accepted = "a finite number" + ("" if minimum is None else f" >= {minimum}")
+    if not math.isfinite(v) or (minimum is not None and v < minimum) or (
+            below is not None and v >= below):
+        accepted = "a finite number" + ("" if minimum is None else f" >= {minimum}") + (
+            "" if below is None else f" and < {below}")
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     return v
 

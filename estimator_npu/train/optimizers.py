@@ -30,7 +30,7 @@ class MomentumOptimizer(Optimizer):
                  use_nesterov=False):
         super().__init__(use_locking, name)
         self._learning_rate = check_hyper("learning_rate", learning_rate)
-        self._momentum = check_hyper("momentum", momentum)
+        self._momentum = check_hyper("momentum", momentum, minimum=0.0)
         self._use_nesterov = validation.check_bool("use_nesterov", use_nesterov)
 
     def _make_rule(self):
@@ -48,8 +48,8 @@ class AdamOptimizer(Optimizer):
                  use_locking=False, name="Adam"):
         super().__init__(use_locking, name)
         self._learning_rate = check_hyper("learning_rate", learning_rate)
-        self._beta1 = check_hyper("beta1", beta1, minimum=0.0)
-        self._beta2 = check_hyper("beta2", beta2, minimum=0.0)
+        self._beta1 = check_hyper("beta1", beta1, minimum=0.0, below=1.0)
+        self._beta2 = check_hyper("beta2", beta2, minimum=0.0, below=1.0)
         self._epsilon = check_hyper("epsilon", epsilon, minimum=0.0)
 
     def _make_rule(self):

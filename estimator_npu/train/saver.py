@@ -14,6 +14,7 @@ deleted. A save that fails part-way leaves the previous latest checkpoint and th
 file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
 before it changes any variable.
 """
+import json
 import os
 import time
 
@@ -22,7 +23,7 @@ import numpy as np
 from estimator_npu import errors
 from estimator_npu.engine.graph import GraphKeys, Tensor, get_default_graph
 from estimator_npu.engine.ops.state_ops import Variable
-from estimator_npu.train import checkpoint_io
+from estimator_npu.train import checkpoint_io, recovery
 from estimator_npu.train.training_util import global_step as _global_step_value
 from estimator_npu.utils import logging, validation
 
@@ -67,6 +68,22 @@ def _var_dict(var_list):
     return out
 
 
+def _save_error(error, path, kept):
+    """An ``OSError`` of the same kind naming the file written and the intact checkpoint."""
+    target = error.filename or path
+    previous = [p for p in kept if p != path]
+    intact = (f"the previous checkpoint {previous[-1]} is intact" if previous else
+              "no earlier checkpoint of this run was affected")
+    new = type(error)(error.errno, f"Saving checkpoint {path} failed while writing "
+                      f"{target}: {error.strerror or error}; {intact} (its temporary "
+                      f"file was removed)", target)
+    return new
+
+
+_ITERATORS = "data.Iterator"      # the session resource kind of the input iterators
+_STATE_VERSION = 1
+
+
 class Saver:
     """Saves and restores variables (TF1 ``tf.train.Saver``).
 
@@ -79,13 +96,17 @@ class Saver:
             hours among those ``max_to_keep`` would delete.
         save_relative_paths: write paths relative to the save directory in the state file.
         allow_empty: allow a saver with no variables (``save`` then returns ``None``).
+        save_iterator_state: also save the state of the session's started iterators next
+            to each checkpoint (``<dir>/.<name>.input_state``), so that training resumed
+            by a session creator continues its input exactly (beyond TF; ``False``: TF1).
     """
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None,
                  restore_sequentially=False, saver_def=None, builder=None,
                  defer_build=False, allow_empty=False, write_version=2,
-                 pad_step_number=False, save_relative_paths=True, filename=None):
+                 pad_step_number=False, save_relative_paths=True, filename=None, *,
+                 save_iterator_state=True):
         if max_to_keep is not None:
             validation.check_non_negative_int("max_to_keep", max_to_keep)
         self._max_to_keep = max_to_keep or 0
@@ -99,6 +120,8 @@ class Saver:
         if not self._var_dict and not allow_empty:
             raise ValueError("No variables to save")
         self._name = name or "save"
+        self.save_iterator_state = validation.check_bool("save_iterator_state",
+                                                         save_iterator_state)
         self._filename = filename
         self._last_checkpoints = []          # [(prefix, timestamp)], oldest first
         self._next_keep_time = time.time() + self._keep_hours * 3600
@@ -189,18 +212,32 @@ class Saver:
             path = save_path
         save_dir = os.path.dirname(path)
         if save_dir and not os.path.isdir(save_dir):
+            if os.path.exists(save_dir):
+                raise ValueError(f"Parent of {save_path} is {save_dir}, which is a file, not "
+                                 "a directory; can't save.")
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._var_dict:
             return None
-        checkpoint_io.write_checkpoint(path, self._values(sess))
-        if write_meta_graph:
-            self._write_meta(path + "." + meta_graph_suffix)
+        recovery.remove_temp_files(save_dir or ".")   # of an interrupted save
+        values = self._values(sess)
+        try:
+            checkpoint_io.write_checkpoint(path, values)
+            if write_meta_graph:
+                self._write_meta(path + "." + meta_graph_suffix)
+            self._write_iterator_state(sess, path)
+        except OSError as e:
+            raise _save_error(e, path, self.last_checkpoints) from None
         if write_state:
             delete = self._record(path)
-            checkpoint_io.update_checkpoint_state(
-                save_dir or ".", path, self.last_checkpoints, latest_filename,
-                [t for _, t in self._last_checkpoints], self._last_preserved,
-                self._save_relative_paths)
+            try:
+                checkpoint_io.update_checkpoint_state(
+                    save_dir or ".", path, self.last_checkpoints, latest_filename,
+                    [t for _, t in self._last_checkpoints], self._last_preserved,
+                    self._save_relative_paths)
+            except OSError as e:
+                self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints
+                                          if p != path]
+                raise _save_error(e, path, self.last_checkpoints) from None
             for p in delete:
                 checkpoint_io.delete_checkpoint(p, meta_graph_suffix)
         return path
@@ -224,6 +261,72 @@ class Saver:
         graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
         return meta_graph.export_meta_graph(filename, graph=graph, as_text=as_text,
                                             collection_list=collection_list)
+
+    def _write_iterator_state(self, sess, path):
+        side = checkpoint_io.input_state_path(path)
+        saved = None
+        if self.save_iterator_state:
+            # duck-typed: the data layer's iterator resources know their own state
+            iterators = {}
+            for name, res in _raw_session(sess).resources_of(_ITERATORS).items():
+                state = res.checkpoint_state() if hasattr(res, "checkpoint_state") else None
+                if state is not None:
+                    iterators[name] = state
+            if iterators:
+                saved = {"version": _STATE_VERSION, "iterators": iterators}
+        if saved is None:
+            if os.path.exists(side):
+                os.remove(side)     # a stale state of an earlier save of this step
+            return
+        checkpoint_io.atomic_write(side, [json.dumps(saved, sort_keys=True).encode()])
+
+    def forget_iterator_state(self, checkpoint_dir):
+        """Removes the iterator states saved beside the checkpoints of ``checkpoint_dir``
+        (a run that completed: the next one restarts its input, as TF1 does, and the
+        model_dir holds exactly the files TF writes)."""
+        import glob
+        for side in glob.glob(os.path.join(glob.escape(os.fspath(checkpoint_dir)),
+                                           ".*.input_state")):
+            try:
+                os.remove(side)
+            except FileNotFoundError:
+                pass
+
+    def restore_iterator_state(self, sess, save_path):
+        """Makes the iterators saved with checkpoint ``save_path`` resume where they were
+        when they next start (nothing when disabled or when there is no saved state).
+
+        Returns:
+            Whether a saved iterator state was found and applied.
+        """
+        if not self.save_iterator_state:
+            return False
+        side = checkpoint_io.input_state_path(save_path)
+        try:
+            with open(side, "rb") as f:
+                saved = json.loads(f.read().decode())
+            if not isinstance(saved, dict) or saved.get("version") != _STATE_VERSION:
+                raise ValueError(f"unknown version {saved.get('version')!r}")
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError, AttributeError) as e:
+            logging.warning("Ignoring the unreadable iterator state %s (%s); the input "
+                            "pipeline restarts from its beginning.", side, e)
+            return False
+        raw = _raw_session(sess)
+        existing = raw.resources_of(_ITERATORS)
+        pending = raw.resource(("pending_state", _ITERATORS), dict)
+        for name, entry in saved.get("iterators", {}).items():
+            if name in existing and hasattr(existing[name], "pending"):
+                existing[name].pending = entry
+            else:
+                pending[name] = entry    # taken by the iterator when it is created
+        return True
+
+    def export_meta_graph(self, filename=None, **kwargs):
+        """Writes the variable list as JSON to ``filename`` (the graph is not exported)."""
+        if filename:
+            self._write_meta(filename)
 
     # ------------------------------------------------------------------ restore
     def restore(self, sess, save_path):

@@ -209,7 +209,13 @@ def read_table(buf):
     footer = bytes(buf[len(buf) - FOOTER_SIZE:])
     _, pos = read_varint(footer, 0)
     _, pos = read_varint(footer, pos)
-    index = _block(buf, footer[pos:], "index")
+    _block(buf, footer[:pos], "metaindex")  # checked too: every byte of the file is
+    index_start = pos
+    _, pos = read_varint(footer, pos)
+    _, pos = read_varint(footer, pos)
+    if any(footer[pos:40]):
+        raise TableError("footer padding is not zero (corrupted footer)")
+    index = _block(buf, footer[index_start:pos], "index")
     out = []
     for _, handle in _entries(index, "index"):
         out.extend(_entries(_block(buf, handle, "data"), "data"))

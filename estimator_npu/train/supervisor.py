@@ -23,7 +23,7 @@ from estimator_npu.engine.ops.state_ops import (global_variables, local_variable
                                                 local_variables_initializer,
                                                 report_uninitialized_variables,
                                                 variables_initializer)
-from estimator_npu.train import checkpoint_io
+from estimator_npu.train import recovery
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.train.saver import Saver
 from estimator_npu.train.summary_ops import merge_all
@@ -143,7 +143,7 @@ class Supervisor:
         """
         from estimator_npu.engine.session import Session
         sess = Session(master, graph=self._graph, config=config)
-        ckpt = checkpoint_io.latest_checkpoint(self._logdir) if self._logdir else None
+        ckpt = recovery.latest_intact_checkpoint(self._logdir) if self._logdir else None
         if ckpt is not None and self._saver is not None:
             self._saver.restore(sess, ckpt)
         else:

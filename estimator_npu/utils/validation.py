@@ -200,3 +200,50 @@ def check_callable(name, value):
     if not callable(value):
         raise TypeError("%s must be callable, got %s" % (name, _describe(value)))
     return value
+
+
+def ragged_description(value, max_depth=8):
+    """Where a nested Python sequence stops being rectangular, e.g. ``"rows of length
+    [3, 2] at depth 1"`` (``None`` when it is rectangular or not a sequence)."""
+    level = [value]
+    for depth in range(max_depth):
+        lengths = []
+        nxt = []
+        for item in level:
+            if isinstance(item, (list, tuple)):
+                lengths.append(len(item))
+                nxt.extend(item)
+            elif isinstance(item, np.ndarray) and item.ndim:
+                lengths.append(len(item))
+                nxt.extend(list(item))
+            else:
+                lengths.append(None)
+        if len(set(lengths)) > 1:
+            shown = ["scalar" if n is None else n for n in lengths[:10]]
+            more = ", ..." if len(lengths) > 10 else ""
+            return (f"elements at depth {depth} have lengths "
+                    f"[{', '.join(str(n) for n in shown)}{more}]")
+        if not nxt or lengths[0] is None:
+            return None
+        level = nxt
+    return None
+
+
+def unconvertible_leaf(value, max_items=100000):
+    """The first leaf of a nested list/tuple that is not a number, bool, string, bytes or
+    numpy value (``(found, leaf)``), for messages about values a tensor cannot hold."""
+    stack = [value]
+    seen = 0
+    while stack and seen < max_items:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif isinstance(item, np.ndarray):
+            if item.dtype == object:
+                stack.extend(reversed(item.ravel().tolist()))
+        elif not isinstance(item, (numbers.Number, str, bytes, np.generic, np.bool_)) and (
+                isinstance(item, type) or not any(hasattr(type(item), a) for a in (
+                    "__array__", "__index__", "__float__", "__int__"))):
+            return True, item
+    return False, None

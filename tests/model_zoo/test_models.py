@@ -147,8 +147,8 @@ def test_evaluate_mode_reads_the_checkpoint(tmp_path, capsys):
     assert run_main(softmax_estimator, capsys, "--model_dir", model_dir, "--mode",
                     "evaluate") == trained
     assert softmax_estimator.main(["--mode", "evaluate", "--model_dir",
-                                   str(tmp_path / "empty")]) == 1
-    assert "needs a --model_dir holding a checkpoint" in capsys.readouterr().err
+                                   str(tmp_path / "empty")]) == 2
+    assert "needs a checkpoint in --model_dir" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("value, expected", [

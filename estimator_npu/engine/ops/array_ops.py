@@ -17,7 +17,12 @@ def _static_ints(value, what, op_name):
     if hasattr(value, "_as_tensor"):
         return None
     if np.isscalar(value):
-        return [int(value)]
+        value = [value]
+    bad = next((v for v in (value if isinstance(value, (list, tuple)) else [])
+                if isinstance(v, (float, np.floating, str, bytes))), None)
+    if bad is not None:
+        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r} (holding "
+                        f"{type(bad).__name__} {bad!r})")
     try:
         return [int(-1 if v is None else v) for v in value]
     except TypeError:
@@ -184,6 +189,9 @@ def concat(values, axis, name="concat"):
     nd = next((t.shape.ndims for t in ts if t.shape.ndims is not None), None)
     axis = int(axis)
     if nd is not None:
+        if not -nd <= axis < nd:
+            raise ValueError(f"concat: axis {axis} is out of range for values of rank {nd} "
+                             f"(accepted: [{-nd}, {nd}))")
         axis %= nd
         dims = [None] * nd
         total = 0
@@ -414,9 +422,15 @@ where_v2 = where
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     i = convert_to_tensor(indices)
+    if not i.dtype.is_integer:
+        raise TypeError(f"one_hot: indices must be integers (uint8, int32 or int64), got "
+                        f"{i.dtype.name} tensor {i.name}")
     dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(f"one_hot: depth must be an int, got {type(depth).__name__}: "
+                        f"{depth!r}")
     depth = int(depth)
     axis = -1 if axis is None else int(axis)
     dims = list(i.shape.dims) if i.shape.ndims is not None else None
@@ -497,6 +511,9 @@ def tile(input, multiples, name=None):  # noqa: A002
         raise TypeError(f"tile: multiples must be known when the graph is built (a list of "
                         f"ints or a constant), got the computed tensor {multiples!r}")
     m = tuple(m)
+    if x.shape.ndims is not None and len(m) != x.shape.ndims:
+        raise ValueError(f"tile: multiples {list(m)} must have one entry per dimension of the "
+                         f"input, which has shape {x.shape} (rank {x.shape.ndims})")
     shp = [None if d is None else d * k for d, k in zip(x.shape.dims, m)] \
         if x.shape.ndims is not None else None
     return make_tensor("Tile", [x], x.dtype, shp, {"reps": m}, name=name)

@@ -10,6 +10,7 @@ from estimator_npu.engine import registry
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple
 from estimator_npu.engine.shape import TensorShape, as_shape
+from estimator_npu.utils import validation
 
 
 def _graph_of(values):
@@ -78,18 +79,66 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None):
     return constant(value, dtype=dtype or preferred_dtype, name=name)
 
 
+def _as_array(value, dtype=None):
+    """``np.asarray(value, dtype)`` with errors that say what could not be converted."""
+    def check_leaves():
+        found, leaf = validation.unconvertible_leaf(value)
+        if found:
+            what = "" if leaf is value else f" (it holds a {type(leaf).__name__}: {leaf!r:.80})"
+            raise TypeError(f"Failed to convert object of type {type(value).__name__} to "
+                            f"Tensor{what}: a tensor holds numbers, booleans or strings.")
+    try:
+        arr = np.asarray(value) if dtype is None else np.array(value, dtype=dtype)
+        if arr.dtype.kind == "O":
+            check_leaves()
+        return arr
+    except ValueError as e:
+        check_leaves()
+        ragged = validation.ragged_description(value)
+        if ragged is not None or dtype is None:
+            raise ValueError(f"Can't convert a non-rectangular Python sequence to a Tensor: "
+                             f"{ragged or 'its elements have different shapes'}.") from None
+        if dtype is None:
+            raise
+        raise TypeError(f"Expected {dtypes.as_dtype(dtype).name}, got {value!r:.80} of type "
+                        f"'{type(value).__name__}' instead ({e}).") from None
+    except (TypeError, OverflowError) as e:
+        check_leaves()
+        raise TypeError(f"Expected {dtypes.as_dtype(dtype).name if dtype else 'a number'}, "
+                        f"got {value!r:.80} of type '{type(value).__name__}' instead ({e})."
+                        ) from None
+
+
+def _check_int_range(arr, dt, value):
+    if dt.is_integer and arr.dtype.kind in "iu" and arr.size:
+        info = np.iinfo(dt.np)
+        lo, hi = arr.min(), arr.max()
+        if lo < info.min or hi > info.max:
+            bad = lo if lo < info.min else hi
+            raise ValueError(f"Value {int(bad)} is out of the range of {dt.name} "
+                             f"[{info.min}, {info.max}]; use a wider dtype.")
+
+
 def _np_value(value, dtype):
     if dtype is not None:
         dt = dtypes.as_dtype(dtype)
-        arr = np.asarray(value)
+        arr = _as_array(value)
         if arr.dtype.kind == "f" and dt.is_integer and np.any(arr != np.round(arr)):
             raise TypeError(f"Expected {dt.name}, got {value!r} of type "
                             f"'{type(value).__name__}' instead.")
-        return np.array(value, dtype=dt.np), dt
-    arr = np.asarray(value)
+        if arr.dtype.kind == "O" and dt.name != "string":
+            raise TypeError(f"Expected {dt.name}, got {value!r:.80} of type "
+                            f"'{type(value).__name__}' instead.")
+        _check_int_range(arr, dt, value)
+        return _as_array(value, dt.np), dt
+    arr = _as_array(value)
+    if arr.dtype.kind == "O" and not all(isinstance(v, (str, bytes)) for v in arr.flat):
+        raise ValueError(f"Can't convert {value!r:.80} to a Tensor: an integer too large for "
+                         f"int64, or a mix of strings and numbers.")
     from_numpy = isinstance(value, (np.ndarray, np.generic))
     if arr.dtype == np.float64 and not from_numpy:
-        arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
+        with np.errstate(over="ignore"):   # beyond float32: inf, as TF
+            arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
     elif arr.dtype == np.int64 and not from_numpy:
         arr = arr.astype(np.int32)  # Python ints default to int32
     elif arr.dtype.kind in "SU":

@@ -26,7 +26,12 @@ def _norm_axis(axis, reduction_indices, ndims, op_name):
             raise TypeError(f"{op_name}: axis must be a Python int, a list of ints or a "
                             "constant, not a computed Tensor")
         axis = np.asarray(axis.op.attrs["value"]).tolist()
-    axes = [int(a) for a in (axis if isinstance(axis, (list, tuple, np.ndarray)) else [axis])]
+    axes = list(axis if isinstance(axis, (list, tuple, np.ndarray)) else [axis])
+    for a in axes:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{op_name}: axis must be an int or a list of ints, got "
+                            f"{type(a).__name__}: {a!r}")
+    axes = [int(a) for a in axes]
     if ndims is not None:
         for a in axes:
             if not -ndims <= a < max(ndims, 1):

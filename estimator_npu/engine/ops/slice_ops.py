@@ -158,6 +158,10 @@ def gather(params, indices, axis=0, name=None, validate_indices=None, batch_dims
     i = convert_to_tensor(indices)
     if not i.dtype.is_integer:
         raise TypeError(f"gather: indices must be int32/int64, got {i.dtype.name}")
+    if p.shape.ndims is not None and not -max(p.shape.ndims, 1) <= int(axis) < max(
+            p.shape.ndims, 1):
+        raise ValueError(f"gather: axis {axis} is out of range for params of rank "
+                         f"{p.shape.ndims} (shape {p.shape})")
     axis = int(axis) % p.shape.ndims if p.shape.ndims else int(axis)
     if p.shape.ndims is not None and i.shape.ndims is not None:
         shp = list(p.shape.dims[:axis]) + list(i.shape.dims) + list(p.shape.dims[axis + 1:])
