@@ -117,3 +117,4 @@ def _install_device_namespace():
 
 
 _install_device_namespace()
+from estimator_npu import feature_column  # noqa: F401,E402

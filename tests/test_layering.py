@@ -35,6 +35,7 @@ RANKS = {
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
     "contrib": 8,  # tf.contrib facades (re-exports), at the facade rank
+    "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 
