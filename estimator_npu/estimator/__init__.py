@@ -23,3 +23,10 @@ __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSett
            "StepCounterHook", "LoggingTensorHook", "StopAtStepHook", "NanTensorHook",
            "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "ProfilerHook",
            "ProgressHook", "SecondOrStepTimer", "metrics"]
+from estimator_npu.estimator.canned import (BaselineClassifier, BaselineRegressor,  # noqa: E402
+                                            DNNClassifier, DNNLinearCombinedClassifier,
+                                            DNNLinearCombinedRegressor, DNNRegressor,
+                                            LinearClassifier, LinearRegressor)
+__all__ += ["DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+            "BaselineClassifier", "BaselineRegressor"]

@@ -1,0 +1,85 @@
+"""Premade estimators: variable names, metric keys and prediction keys as TF 2.15's."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+
+fc = tf.feature_column
+GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden_tf215.json").read_text())
+F = GOLDEN["features"]
+
+
+def _input_fn(n_classes, regression=False, vocab=False):
+    def fn():
+        x = {"age": tf.constant(np.array(F["age"], np.float32)),
+             "color": tf.constant(np.array(F["color"])),
+             "wt": tf.constant(np.array(F["wt"], np.float32))}
+        if regression:
+            y = tf.constant(np.array([[1.0], [2.0], [0.5], [3.0]], np.float32))
+        elif vocab:
+            y = tf.constant(np.array([["no"], ["yes"], ["no"], ["yes"]]))
+        else:
+            y = tf.constant(np.array([[0], [1], [n_classes - 1], [1]], np.int64))
+        return x, y
+    return fn
+
+
+def _specs():
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])
+    age = fc.numeric_column("age")
+    deep = [age, fc.embedding_column(color, 2)]
+    wide = [age, color]
+    E = tf.estimator
+    return {
+        "LinearClassifier": (lambda d: E.LinearClassifier(wide, model_dir=d), 2, False),
+        "LinearClassifier3": (lambda d: E.LinearClassifier(wide, n_classes=3, model_dir=d),
+                              3, False),
+        "LinearRegressor": (lambda d: E.LinearRegressor(wide, model_dir=d), 0, True),
+        "DNNClassifier": (lambda d: E.DNNClassifier([4, 3], deep, model_dir=d), 2, False),
+        "DNNClassifier3": (lambda d: E.DNNClassifier([4], deep, n_classes=3, model_dir=d), 3,
+                           False),
+        "DNNRegressor": (lambda d: E.DNNRegressor([4], deep, model_dir=d), 0, True),
+        "DNNLinearCombinedClassifier": (lambda d: E.DNNLinearCombinedClassifier(
+            linear_feature_columns=wide, dnn_feature_columns=deep, dnn_hidden_units=[4],
+            model_dir=d), 2, False),
+        "DNNLinearCombinedRegressor": (lambda d: E.DNNLinearCombinedRegressor(
+            linear_feature_columns=wide, dnn_feature_columns=deep, dnn_hidden_units=[4],
+            model_dir=d), 0, True),
+        "BaselineClassifier": (lambda d: E.BaselineClassifier(model_dir=d), 2, False),
+        "BaselineClassifier3": (lambda d: E.BaselineClassifier(n_classes=3, model_dir=d), 3,
+                                False),
+        "BaselineRegressor": (lambda d: E.BaselineRegressor(model_dir=d), 0, True),
+        "LinearClassifierVocab": (lambda d: E.LinearClassifier(
+            wide, label_vocabulary=["no", "yes"], model_dir=d), 2, "vocab"),
+        "DNNClassifierWeighted": (lambda d: E.DNNClassifier(
+            [4], deep, weight_column="wt", model_dir=d), 2, False),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN["estimators"]))
+def test_premade_names_and_keys_match_tf(name, tmp_path):
+    make, n, reg = _specs()[name]
+    est = make(str(tmp_path))
+    fn = _input_fn(max(n, 2), regression=reg is True, vocab=reg == "vocab")
+    est.train(fn, steps=2)
+    metrics = est.evaluate(fn, steps=1)
+    pred = next(iter(est.predict(fn)))
+    want = GOLDEN["estimators"][name]
+    assert sorted(est.get_variable_names()) == want["variables"]
+    assert sorted(metrics) == want["metrics"]
+    assert sorted(pred) == want["predictions"]
+    assert metrics["global_step"] == 2
+    if "probabilities" in pred:
+        np.testing.assert_allclose(np.sum(pred["probabilities"]), 1.0, rtol=1e-5)
+        if reg == "vocab":
+            assert pred["classes"][0] in (b"no", b"yes")
+
+
+def test_n_classes_below_two_raises():
+    with pytest.raises(ValueError, match="n_classes"):
+        tf.estimator.DNNClassifier([2], [fc.numeric_column("x")], n_classes=1)
+    with pytest.raises(ValueError, match="n_classes"):
+        tf.estimator.LinearClassifier([fc.numeric_column("x")], n_classes=0)
