@@ -151,6 +151,31 @@ def estimators():
     return out
 
 
+def iris_accuracy():
+    """The iris tutorial (model_zoo/iris_dnn.py's setup) in real TF, over 3 seeds."""
+    import importlib.util
+    ds = os.path.join(os.path.dirname(__file__), "..", "estimator_npu", "datasets")
+    spec = importlib.util.spec_from_file_location("iris_data", os.path.join(ds, "iris.py"))
+    iris = importlib.util.module_from_spec(spec)  # numpy-only module, loaded alone
+    spec.loader.exec_module(iris)
+    (tx, ty), (vx, vy) = iris.load(path=os.path.join(ds, "data", "iris.csv"))
+    accs = []
+    for seed in (0, 1, 2):
+        cols = [fc.numeric_column(k) for k in iris.FEATURES]
+        cfg = tf.estimator.RunConfig(model_dir=tempfile.mkdtemp(), tf_random_seed=seed)
+        est = tf.estimator.DNNClassifier([10, 10], cols, n_classes=3, config=cfg)
+
+        def train_fn():
+            ds = tf.data.Dataset.from_tensor_slices((dict(tx), ty))
+            return ds.shuffle(1000, seed=1).repeat().batch(32)
+
+        def test_fn():
+            return tf.data.Dataset.from_tensor_slices((dict(vx), vy)).batch(32)
+        est.train(train_fn, steps=1000)
+        accs.append(float(est.evaluate(test_fn)["accuracy"]))
+    return accs
+
+
 def main():
     golden = {"tf_version": tf.__version__, "features": {k: v.tolist() for k, v in FEATS.items()},
               "input_layer": {}, "linear_model": {}}
@@ -164,6 +189,7 @@ def main():
     golden["hash"] = hash_ids()
     if "--no-estimators" not in sys.argv:
         golden["estimators"] = estimators()
+        golden["iris_accuracy_seeds_0_1_2"] = iris_accuracy()
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(golden, f, indent=1, sort_keys=True)

@@ -16,18 +16,21 @@ FEATURES = ("SepalLength", "SepalWidth", "PetalLength", "PetalWidth")
 SPECIES = ("setosa", "versicolor", "virginica")
 
 
-def load_arrays():
-    """All 150 rows: float32 measurements ``[150, 4]`` and int64 classes ``[150]``."""
-    res = importlib.resources.files(__package__).joinpath("data").joinpath("iris.csv")
-    with res.open("r") as f:
+def load_arrays(path=None):
+    """All 150 rows: float32 measurements ``[150, 4]`` and int64 classes ``[150]``
+    (``path``: another copy of the CSV; default the bundled one)."""
+    res = importlib.resources.files(__package__).joinpath("data").joinpath("iris.csv") \
+        if path is None else open(path)
+    with res.open("r") if path is None else res as f:
         rows = [line.strip().split(",") for line in f if line.strip()][1:]
     x = np.array([[float(v) for v in r[:4]] for r in rows], np.float32)
     y = np.array([int(r[4]) for r in rows], np.int64)
     return x, y
 
 
-def load(test_per_class=10, seed=0):
-    x, y = load_arrays()
+def load(test_per_class=10, seed=0, path=None):
+    """``((train_x, train_y), (test_x, test_y))``: a fixed stratified 120/30 split."""
+    x, y = load_arrays(path)
     rng = np.random.RandomState(seed)
     test = np.zeros(len(y), bool)
     for c in range(len(SPECIES)):

@@ -83,3 +83,22 @@ def test_n_classes_below_two_raises():
         tf.estimator.DNNClassifier([2], [fc.numeric_column("x")], n_classes=1)
     with pytest.raises(ValueError, match="n_classes"):
         tf.estimator.LinearClassifier([fc.numeric_column("x")], n_classes=0)
+
+
+def test_pandas_input_fn(tmp_path):
+    pd = pytest.importorskip("pandas", reason="pandas is an optional extra, not installed")
+    x = pd.DataFrame({"age": [1.0, 2.0, 3.0, 4.0]})
+    y = pd.Series([0, 1, 0, 1])
+    fn = tf.estimator.inputs.pandas_input_fn(x, y, batch_size=2, shuffle=False)
+    est = tf.estimator.LinearClassifier([fc.numeric_column("age")], model_dir=str(tmp_path))
+    est.train(fn)
+    assert est.evaluate(fn)["global_step"] == 2
+
+
+def test_missing_feature_in_estimator_names_the_column(tmp_path):
+    est = tf.estimator.LinearRegressor([fc.numeric_column("height")],
+                                       model_dir=str(tmp_path))
+    fn = tf.estimator.inputs.numpy_input_fn({"age": np.ones(4, np.float32)},
+                                            np.ones(4, np.float32), shuffle=False)
+    with pytest.raises(ValueError, match="'height'"):
+        est.train(fn, steps=1)
