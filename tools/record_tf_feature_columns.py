@@ -134,6 +134,9 @@ def estimators():
         "BaselineRegressor": (lambda d: E.BaselineRegressor(model_dir=d), 0, True),
         "LinearClassifierVocab": (lambda d: E.LinearClassifier(
             wide, label_vocabulary=["no", "yes"], model_dir=d), 2, "vocab"),
+        "LinearClassifierWeightedMean": (lambda d: E.LinearClassifier(
+            wide, weight_column="wt", loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+            optimizer="SGD", model_dir=d), 2, False),
         "DNNClassifierWeighted": (lambda d: E.DNNClassifier(
             [4], deep, weight_column="wt", model_dir=d), 2, False),
     }
@@ -148,6 +151,11 @@ def estimators():
         out[name] = {"variables": sorted(est.get_variable_names()),
                      "metrics": sorted(metrics),
                      "predictions": sorted(pred)}
+        if name.startswith(("Linear", "Baseline")):  # zero-initialised: deterministic
+            out[name]["metric_values"] = {k: float(v) for k, v in metrics.items()}
+            out[name]["first_prediction"] = {
+                k: np.asarray(v).tolist() if np.asarray(v).dtype.kind != "O"
+                else [x.decode() for x in np.asarray(v).ravel()] for k, v in pred.items()}
     return out
 
 

@@ -54,6 +54,9 @@ def _specs():
         "BaselineRegressor": (lambda d: E.BaselineRegressor(model_dir=d), 0, True),
         "LinearClassifierVocab": (lambda d: E.LinearClassifier(
             wide, label_vocabulary=["no", "yes"], model_dir=d), 2, "vocab"),
+        "LinearClassifierWeightedMean": (lambda d: E.LinearClassifier(
+            wide, weight_column="wt", loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+            optimizer="SGD", model_dir=d), 2, False),
         "DNNClassifierWeighted": (lambda d: E.DNNClassifier(
             [4], deep, weight_column="wt", model_dir=d), 2, False),
     }
@@ -72,6 +75,15 @@ def test_premade_names_and_keys_match_tf(name, tmp_path):
     assert sorted(metrics) == want["metrics"]
     assert sorted(pred) == want["predictions"]
     assert metrics["global_step"] == 2
+    if "metric_values" in want:  # zero-initialised models train deterministically
+        for key, value in want["metric_values"].items():
+            np.testing.assert_allclose(metrics[key], value, rtol=2e-5, atol=1e-6, err_msg=key)
+        for key, value in want["first_prediction"].items():
+            got = np.asarray(pred[key])
+            if got.dtype.kind == "O":
+                assert [x.decode() for x in got.ravel()] == value, key
+            else:
+                np.testing.assert_allclose(got, value, rtol=2e-5, atol=1e-6, err_msg=key)
     if "probabilities" in pred:
         np.testing.assert_allclose(np.sum(pred["probabilities"]), 1.0, rtol=1e-5)
         if reg == "vocab":

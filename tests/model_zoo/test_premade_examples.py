@@ -1,4 +1,7 @@
 """The premade examples reach their stated accuracies (iris >= 0.93, wide-and-deep)."""
+import json
+import pathlib
+
 import numpy as np
 
 from estimator_npu.datasets import iris
@@ -16,6 +19,9 @@ def test_iris_bundle_and_split():
 def test_iris_dnn_reaches_stated_accuracy(tmp_path):
     result = iris_dnn.run(model_dir=str(tmp_path))
     assert result["accuracy"] >= iris_dnn.STATED_ACCURACY >= 0.93
+    golden = pathlib.Path(__file__).parents[1] / "feature_column" / "golden_tf215.json"
+    tf_accs = json.loads(golden.read_text())["iris_accuracy_seeds_0_1_2"]  # real TF, same setup
+    assert abs(result["accuracy"] - np.mean(tf_accs)) <= 0.02
     assert result["global_step"] == 1000
 
 
