@@ -26,11 +26,35 @@ def _key_tensor(features, key, column):
         raise ValueError(f"Feature {key!r} (needed by feature column {column!r}) is not in "
                          f"features dictionary; it has {sorted(features)}.")
     from estimator_npu.engine.ops.core import convert_to_tensor
-    t = convert_to_tensor(features[key])
+    from estimator_npu.engine.sparse_tensor import SparseTensor, SparseTensorValue
+    value = features[key]
+    if isinstance(value, (SparseTensor, SparseTensorValue)):
+        return _sparse_to_dense(SparseTensor.from_value(value), column)
+    t = convert_to_tensor(value)
     if t.shape.ndims == 1:
         t = array_ops.expand_dims(t, -1)
     elif t.shape.ndims == 0:
         t = array_ops.reshape(t, [1, 1])
+    return t
+
+
+def _sparse_to_dense(sp, column):
+    """A ``[batch, n]`` dense form of a rank-2 SparseTensor, absent cells ``''`` / ``-1``."""
+    is_str = sp.dtype == dtypes.string
+
+    def fill(indices, values, dense_shape):
+        shape = [int(d) for d in dense_shape]
+        if len(shape) != 2:
+            raise ValueError(f"Feature column {column!r}: SparseTensor inputs must have rank "
+                             f"2, got dense_shape {shape}")
+        out = np.full(shape, b"" if is_str else -1,
+                      dtype=object if is_str else np.asarray(values).dtype)
+        if len(values):
+            out[indices[:, 0], indices[:, 1]] = values
+        return out
+    t = py_func(fill, [sp.indices, sp.values, sp.dense_shape], sp.dtype, stateful=False,
+                name="sparse_to_dense")
+    t.set_shape([None, None])
     return t
 
 
@@ -95,6 +119,10 @@ class NumericColumn(DenseColumn):
     def values(self, features, cache):
         if ("numeric", self.key) in cache:
             return cache[("numeric", self.key)]
+        from estimator_npu.engine.sparse_tensor import SparseTensor, SparseTensorValue
+        if isinstance(features.get(self.key), (SparseTensor, SparseTensorValue)):
+            raise ValueError(f"The corresponding Tensor of numerical column must be a "
+                             f"Tensor. SparseTensor is not supported. key: {self.key}")
         t = _key_tensor(features, self.key, self.name)
         if t.dtype == dtypes.string or not (t.dtype.is_floating or t.dtype.is_integer):
             raise ValueError(f"numeric_column {self.name!r} needs a numeric feature, got a "

@@ -129,3 +129,25 @@ def test_vocabulary_file_and_embedding_gradient(tmp_path):
     np.testing.assert_allclose(v[:, 2:], [[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 0]])
     np.testing.assert_allclose(v[3, :2], [0, 0])
     np.testing.assert_allclose(np.asarray(g), [[1, 1], [1, 1], [1, 1]])
+
+
+def test_sparse_tensor_features_match_their_dense_form():
+    tags = fc.categorical_column_with_vocabulary_list("tags", ["a", "b", "c"])
+    cols = [fc.indicator_column(tags), fc.embedding_column(tags, 2, combiner="sum",
+                                                           initializer=ONES)]
+    dense = _feats()["tags"]                      # [["a","b"],["b",""],["c","a"],["",""]]
+    sp = tf.SparseTensorValue(indices=np.array([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1]]),
+                              values=np.array(["a", "b", "b", "c", "a"], dtype=object),
+                              dense_shape=np.array([4, 2]))
+    outs = []
+    for value in (dense, sp):
+        with tf.Graph().as_default():
+            out = fc.input_layer({"tags": value if value is dense else
+                                  tf.SparseTensor.from_value(value)}, cols)
+            with tf.Session() as s:
+                s.run(tf.global_variables_initializer())
+                outs.append(s.run(out))
+    np.testing.assert_allclose(outs[0], outs[1])
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="SparseTensor is not supported. key: tags"):
+            fc.input_layer({"tags": sp}, [fc.numeric_column("tags")])

@@ -57,6 +57,8 @@ def _specs():
         "LinearClassifierWeightedMean": (lambda d: E.LinearClassifier(
             wide, weight_column="wt", loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
             optimizer="SGD", model_dir=d), 2, False),
+        "DNNClassifierBatchNorm": (lambda d: E.DNNClassifier(
+            [4], deep, dropout=0.2, batch_norm=True, optimizer="Adam", model_dir=d), 2, False),
         "DNNClassifierWeighted": (lambda d: E.DNNClassifier(
             [4], deep, weight_column="wt", model_dir=d), 2, False),
     }

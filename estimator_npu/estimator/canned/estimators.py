@@ -8,7 +8,7 @@ is reduced with ``SUM`` over the batch.
 import math
 
 from estimator_npu.engine.ops import nn_ops, state_ops
-from estimator_npu.engine.graph import control_dependencies
+from estimator_npu.engine.graph import control_dependencies, get_default_graph
 from estimator_npu.engine.ops.core import group
 from estimator_npu.estimator.canned import models
 from estimator_npu.estimator.canned.head import make_head
@@ -40,11 +40,15 @@ def _cols(cols, what):
 
 
 class _Canned(Estimator):
-    def __init__(self, logits_fn, train_fn_maker, head, model_dir, config, warm_start_from):
+    def __init__(self, logits_fn, train_fn_maker, head, model_dir, config, warm_start_from,
+                 head_scope="head"):
         def model_fn(features, labels, mode, config):
             logits = logits_fn(features, mode)
-            return head.create_estimator_spec(features, mode, logits, labels,
-                                              train_op_fn=train_fn_maker())
+            # TF builds the head inside the model's scope: Adam's beta1_power is
+            # dnn/head/beta1_power under DNNClassifier
+            with get_default_graph().name_scope(head_scope + "/"):
+                return head.create_estimator_spec(features, mode, logits, labels,
+                                                  train_op_fn=train_fn_maker())
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)
 
@@ -85,7 +89,7 @@ def _dnn_init(self, head, hidden_units, feature_columns, optimizer, activation_f
         return models.dnn_logits(features, mode, hidden, cols, head.logits_dimension,
                                  activation_fn, dropout, batch_norm)
     _Canned.__init__(self, logits_fn, lambda: _single_train(optimizer, 0.05, "t_0/"), head,
-                     model_dir, config, warm_start_from)
+                     model_dir, config, warm_start_from, head_scope="dnn/head")
 
 
 def _linear_init(self, head, feature_columns, optimizer, sparse_combiner, model_dir, config,
@@ -96,7 +100,7 @@ def _linear_init(self, head, feature_columns, optimizer, sparse_combiner, model_
     def logits_fn(features, mode):
         return models.linear_logits(features, cols, head.logits_dimension, sparse_combiner)
     _Canned.__init__(self, logits_fn, lambda: _single_train(optimizer, lr, "part_0/"), head,
-                     model_dir, config, warm_start_from)
+                     model_dir, config, warm_start_from, head_scope="linear/head")
 
 
 class LinearClassifier(_Canned):
@@ -189,7 +193,7 @@ def _baseline_init(self, head, optimizer, model_dir, config):
     def logits_fn(features, mode):
         return models.baseline_logits(features, head.logits_dimension)
     _Canned.__init__(self, logits_fn, lambda: _single_train(optimizer, 0.3, ""), head,
-                     model_dir, config, None)
+                     model_dir, config, None, head_scope="baseline/head")
 
 
 class BaselineClassifier(_Canned):
