@@ -116,3 +116,35 @@ def test_missing_feature_in_estimator_names_the_column(tmp_path):
                                             np.ones(4, np.float32), shuffle=False)
     with pytest.raises(ValueError, match="'height'"):
         est.train(fn, steps=1)
+
+
+def _wide():
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])
+    return [fc.numeric_column("age"), color]
+
+
+def test_iterations_per_loop_trains_as_plain_run_config(tmp_path):
+    results = []
+    for i, config in enumerate([tf.estimator.RunConfig(),
+                                tf.estimator.NPURunConfig(iterations_per_loop=2)]):
+        est = tf.estimator.LinearClassifier(_wide(), model_dir=str(tmp_path / str(i)),
+                                            config=config)
+        est.train(_input_fn(2), steps=4)
+        results.append(est.evaluate(_input_fn(2), steps=1))
+    assert results[0]["global_step"] == results[1]["global_step"] == 4
+    for key in results[0]:
+        np.testing.assert_allclose(results[0][key], results[1][key], rtol=1e-6, err_msg=key)
+
+
+def test_warm_start_from_a_trained_premade(tmp_path):
+    first = tf.estimator.LinearRegressor(_wide(), model_dir=str(tmp_path / "a"))
+    first.train(_input_fn(0, regression=True), steps=3)
+    second = tf.estimator.LinearRegressor(_wide(), model_dir=str(tmp_path / "b"),
+                                          warm_start_from=str(tmp_path / "a"))
+    second.train(_input_fn(0, regression=True), steps=1)
+    w_a = first.get_variable_value("linear/linear_model/age/weights")
+    w_b = second.get_variable_value("linear/linear_model/age/weights")
+    assert np.abs(w_a).sum() > 0 and not np.allclose(w_b, 0)
+    fresh = tf.estimator.LinearRegressor(_wide(), model_dir=str(tmp_path / "c"))
+    fresh.train(_input_fn(0, regression=True), steps=1)
+    assert not np.allclose(fresh.get_variable_value("linear/linear_model/age/weights"), w_b)
