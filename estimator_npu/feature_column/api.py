@@ -3,6 +3,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
 from estimator_npu.feature_column import columns as C
+from estimator_npu.feature_column import embedding as E
 
 
 def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,
@@ -60,7 +61,7 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
 
 
 def indicator_column(categorical_column):
-    return C.IndicatorColumn(categorical_column)
+    return E.IndicatorColumn(categorical_column)
 
 
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
@@ -70,7 +71,7 @@ def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dt
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
                      ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
                      trainable=True):
-    return C.EmbeddingColumn(categorical_column, dimension, combiner, initializer,
+    return E.EmbeddingColumn(categorical_column, dimension, combiner, initializer,
                              ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
 
 
@@ -85,8 +86,8 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
                          f"the same number of buckets, got {[c.num_buckets for c in cats]}")
     name = shared_embedding_collection_name or (
         "_".join(sorted(c.name for c in cats)) + "_shared_embedding")
-    init = initializer or C._default_embedding_init(dimension)
-    return [C.SharedEmbeddingColumn(c, dimension, combiner, init, name, ckpt_to_load_from,
+    init = initializer or E._default_embedding_init(dimension)
+    return [E.SharedEmbeddingColumn(c, dimension, combiner, init, name, ckpt_to_load_from,
                                     tensor_name_in_ckpt, max_norm, trainable) for c in cats]
 
 
@@ -142,7 +143,7 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                                      dtype=dtypes.float32, initializer=zeros_initializer(),
                                      trainable=trainable)
                     ids, cw = col.ids(features, cache)
-                    parts.append(C.embed(w, ids, cw, sparse_combiner))
+                    parts.append(E.embed(w, ids, cw, sparse_combiner))
                 else:
                     x = col.dense(features, cache, trainable=trainable)
                     w = get_variable("weights", shape=[col.num_elements, units],
