@@ -38,6 +38,8 @@ MODULES = [
     ("estimator_npu.estimator", "`tf.estimator`: Estimator, EstimatorSpec, RunConfig, warm "
                                 "start, and the hook names TF1 exports here."),
     ("estimator_npu.metrics", "`tf.metrics`: streaming metrics as `(value, update_op)`."),
+    ("estimator_npu.feature_column", "`tf.feature_column`: TF1 feature columns, "
+     "`input_layer`, `linear_model`."),
     ("estimator_npu.summary", "`tf.summary`: summary ops and the event-file writer."),
     ("estimator_npu.logging", "`tf.logging`: the library logger `estimator_npu`."),
     ("estimator_npu.errors", "`tf.errors`: `OpError`, its subclasses and error codes."),
@@ -53,6 +55,7 @@ MODULES = [
     ("estimator_npu.distribute", "Collectives for data-parallel training (MPI)."),
     ("estimator_npu.datasets", "Bundled and downloadable example data."),
     ("estimator_npu.datasets.digits", "The bundled UCI handwritten digits."),
+    ("estimator_npu.datasets.iris", "The bundled UCI Iris flowers."),
     ("estimator_npu.datasets.mnist", "The MNIST IDX reader (`input_data.read_data_sets`)."),
     ("estimator_npu.core.protobuf.config_pb2", "`tensorflow.core.protobuf.config_pb2`."),
     ("estimator_npu.core.protobuf.rewriter_config_pb2",

@@ -94,7 +94,6 @@ from estimator_npu.engine.ops.scatter_ops import (eye, gather_nd, scatter_add,  
                                                   segment_sum, unique, unique_with_counts,
                                                   unsorted_segment_sum)  # noqa: F401
 from estimator_npu.engine.ops.strided_slice import strided_slice  # noqa: F401,E402
-from estimator_npu.engine.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402,F401
 from estimator_npu.engine.ops.composites import (confusion_matrix, count_nonzero,  # noqa
                                                  multinomial, reduce_logsumexp)
 from estimator_npu.engine.ops.image_ops import random_crop  # noqa: F401,E402
@@ -168,3 +167,4 @@ from estimator_npu.compat.versions import (COMPILER_VERSION, GIT_VERSION,  # noq
 from estimator_npu.compat.missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr(__name__)
+from estimator_npu import feature_column  # noqa: F401,E402

@@ -33,6 +33,7 @@ RANKS = {
     "hooks": 5,
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
+    "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).

@@ -1,30 +1,54 @@
-"""A minimal ``tf.SparseTensor``: ``indices`` ``[N, rank]`` int64, ``values`` ``[N]`` and
-``dense_shape`` ``[rank]`` int64, as three tensors (ops that take one read them)."""
+"""``tf.SparseTensor``: ``indices`` ``[nnz, rank]`` int64, ``values`` ``[nnz]`` and
+``dense_shape`` ``[rank]`` int64, as three tensors (ops that take one read them).
+
+A ``SparseTensor`` is a namedtuple of its three tensors, so the session fetches it (as a
+``SparseTensorValue`` of arrays) and datasets carry it as three components; built from
+numpy arrays it *is* a ``SparseTensorValue``, as TF's fetched values are::
+
+    sp = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[2, 3])
+"""
 import collections
 
+import numpy as np
+
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.engine.shape import TensorShape
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue",
                                            ["indices", "values", "dense_shape"])
 
 
-class SparseTensor:
-    """``SparseTensor(indices, values, dense_shape)``."""
+def _int64(value):
+    t = convert_to_tensor(value, preferred_dtype=dtypes.int64)
+    return t if t.dtype == dtypes.int64 else math_ops.cast(t, dtypes.int64)
 
-    def __init__(self, indices, values, dense_shape):
-        self.indices = math_ops.cast(convert_to_tensor(indices, preferred_dtype=dtypes.int64),
-                                     dtypes.int64)
-        self.values = convert_to_tensor(values)
-        self.dense_shape = math_ops.cast(
-            convert_to_tensor(dense_shape, preferred_dtype=dtypes.int64), dtypes.int64)
+
+class SparseTensor(collections.namedtuple("SparseTensor",
+                                          ["indices", "values", "dense_shape"])):
+    """``tf.SparseTensor(indices, values, dense_shape)``."""
+
+    def __new__(cls, indices, values, dense_shape):
+        parts = (indices, values, dense_shape)
+        tensors = any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in parts)
+        if not tensors and any(isinstance(v, np.ndarray) for v in parts):
+            return SparseTensorValue(indices, values, dense_shape)
+        if not tensors and not any(isinstance(v, (list, tuple, int, float, bytes, str))
+                                   for v in parts):
+            # A structure template (nest and datasets rebuild it with placeholders).
+            return super().__new__(cls, indices, values, dense_shape)
+        return super().__new__(cls, _int64(indices), convert_to_tensor(values),
+                               _int64(dense_shape))
 
     @classmethod
     def from_value(cls, value):
+        """A ``SparseTensor`` of ``value`` (a ``SparseTensor`` or ``SparseTensorValue``)."""
         if isinstance(value, SparseTensor):
             return value
-        return cls(value.indices, value.values, value.dense_shape)
+        return super().__new__(cls, _int64(value.indices), convert_to_tensor(value.values),
+                               _int64(value.dense_shape))
 
     @property
     def dtype(self):
@@ -34,6 +58,14 @@ class SparseTensor:
     def graph(self):
         return self.values.graph
 
-    def __repr__(self):
-        return (f"SparseTensor(indices={self.indices!r}, values={self.values!r}, "
-                f"dense_shape={self.dense_shape!r})")
+    @property
+    def op(self):
+        return self.values.op
+
+    @property
+    def shape(self):
+        dims = self.dense_shape.shape.dims
+        return TensorShape(None if dims is None or dims[0] is None else [None] * dims[0])
+
+    def get_shape(self):
+        return self.shape

@@ -26,3 +26,10 @@ __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSett
            "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "ProfilerHook",
            "ProgressHook", "SecondOrStepTimer", "metrics", "TrainSpec", "EvalSpec",
            "train_and_evaluate", "experimental"]
+from estimator_npu.estimator.canned import (BaselineClassifier, BaselineRegressor,  # noqa: E402
+                                            DNNClassifier, DNNLinearCombinedClassifier,
+                                            DNNLinearCombinedRegressor, DNNRegressor,
+                                            LinearClassifier, LinearRegressor)
+__all__ += ["DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+            "BaselineClassifier", "BaselineRegressor"]

@@ -6,6 +6,8 @@ a hook runs right after the session is created (and which the device loop can dr
 or ``(features, labels)``, or ``features`` alone. A dataset element is likewise
 ``(features, labels)`` or ``features``.
 """
+import numpy as np
+
 from estimator_npu import data
 from estimator_npu.engine.graph import Operation, Tensor
 from estimator_npu.estimator.model_fn_call import fn_args
@@ -106,3 +108,27 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
             ds = ds.shuffle(queue_capacity)
         return ds.repeat(num_epochs).batch(batch_size)
     return input_fn
+
+
+def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000,
+                    num_threads=1, target_column="target"):
+    """TF1's ``tf.estimator.inputs.pandas_input_fn``: a DataFrame ``x`` (columns become the
+    feature dict) and a Series ``y``; needs pandas (an optional extra)."""
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError("pandas_input_fn needs pandas: pip install pandas") from e
+    if not isinstance(x, pd.DataFrame):
+        raise TypeError(f"x must be a pandas DataFrame, got {type(x).__name__}")
+    if y is not None:
+        if target_column in x.columns:
+            raise ValueError(f"Cannot use name {target_column} for target column: DataFrame "
+                             f"already has a column with that name: {list(x.columns)}")
+        if not np.array_equal(x.index, y.index):
+            raise ValueError(f"Index for x and y are mismatched.\nIndex for x: {x.index}\n"
+                             f"Index for y: {y.index}\n")
+    feats = {str(k): np.asarray(x[k].values) for k in x.columns}
+    labels = None if y is None else np.asarray(y.values)
+    return numpy_input_fn(feats, labels, batch_size=batch_size, num_epochs=num_epochs,
+                          shuffle=shuffle, queue_capacity=queue_capacity,
+                          num_threads=num_threads)

@@ -173,9 +173,10 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     """
     if curve not in ("ROC", "PR"):
         raise ValueError(f"curve must be 'ROC' or 'PR', got {curve!r}")
-    if summation_method not in ("trapezoidal", "minoring", "majoring"):
-        raise ValueError("summation_method must be 'trapezoidal', 'minoring' or 'majoring', "
-                         f"got {summation_method!r}")
+    if summation_method not in ("trapezoidal", "minoring", "majoring",
+                                "careful_interpolation"):
+        raise ValueError("summation_method must be 'trapezoidal', 'minoring', 'majoring' or "
+                         f"'careful_interpolation', got {summation_method!r}")
     points = auc_thresholds(num_thresholds, thresholds)
     n = len(points)
     with variable_scope(name, "auc"):
@@ -202,14 +203,33 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     return _finish(value, update_op, metrics_collections, updates_collections)
 
 
+def _interpolated_pr_auc(tp, fn, fp, n, name):
+    """PR AUC interpolated between thresholds (Davis & Goadrich 2006), as TF1's
+    ``summation_method='careful_interpolation'``."""
+    from estimator_npu.engine.ops.math_extra_ops import div_no_nan
+    dtp = tp[:n - 1] - tp[1:]
+    p = tp + fp
+    slope = div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0.0))
+    intercept = tp[1:] - slope * p[1:]
+    both = math_ops.logical_and(math_ops.greater(p[:n - 1], 0.0), math_ops.greater(p[1:], 0.0))
+    ratio = array_ops.where(both, div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0)),
+                            array_ops.ones_like(p[1:]))
+    return math_ops.reduce_sum(div_no_nan(slope * (dtp + intercept * math_ops.log(ratio)),
+                                          math_ops.maximum(tp[1:] + fn[1:], 0.0)), name=name)
+
+
 def _area(tp, fn, tn, fp, n, curve, summation_method, name):
-    recall_ = math_ops.divide(tp, tp + fn + _EPSILON)
+    if summation_method == "careful_interpolation" and curve == "PR":
+        return _interpolated_pr_auc(tp, fn, fp, n, name)
+    # as TF1: epsilon in both numerator and denominator of recall and precision (an empty
+    # threshold has precision 1)
+    recall_ = math_ops.divide(tp + _EPSILON, tp + fn + _EPSILON)
     if curve == "ROC":
         x, y = math_ops.divide(fp, fp + tn + _EPSILON), recall_
     else:
-        x, y = recall_, math_ops.divide(tp, tp + fp + _EPSILON)
+        x, y = recall_, math_ops.divide(tp + _EPSILON, tp + fp + _EPSILON)
     dx = x[:n - 1] - x[1:]
-    if summation_method == "trapezoidal":
+    if summation_method in ("trapezoidal", "careful_interpolation"):
         height = (y[:n - 1] + y[1:]) / 2.0
     elif summation_method == "minoring":
         height = math_ops.minimum(y[:n - 1], y[1:])

@@ -210,9 +210,13 @@ class Optimizer:
         graph = var_list[0].graph
         hyper = {k: (v() if callable(v) and not hasattr(v, "_as_tensor") else v)
                  for k, v in self._hyper().items()}
+        outer = graph.get_name_scope()
         with graph.control_dependencies(None), graph.name_scope(None):
             self._create_slots(var_list)
-            scalar_vars = self._create_non_slots(var_list, hyper)
+            # as TF1's init_scope: non-slot variables (beta1_power ...) keep the caller's
+            # name scope (DNNClassifier's Adam: dnn/head/beta1_power)
+            with graph.name_scope(outer + "/" if outer else None):
+                scalar_vars = self._create_non_slots(var_list, hyper)
         static, dyn_names, dyn_tensors = {}, [], []
         for k, v in hyper.items():
             if isinstance(v, (Tensor, Variable)):

@@ -18,11 +18,13 @@ def np_auc(labels, preds, num_thresholds=200, curve="ROC", weights=None):
     fp = (pos * (1 - lab) * w).sum(1)
     fn = ((1 - pos) * lab * w).sum(1)
     tn = ((1 - pos) * (1 - lab) * w).sum(1)
-    rec = tp / (tp + fn + EPS)
+    # epsilon in numerator and denominator as TF1 (an empty threshold has precision 1;
+    # BaselineClassifier's auc_precision_recall in tests/feature_column/golden_tf215.json)
+    rec = (tp + EPS) / (tp + fn + EPS)
     if curve == "ROC":
         x, y = fp / (fp + tn + EPS), rec
     else:
-        x, y = rec, tp / (tp + fp + EPS)
+        x, y = rec, (tp + EPS) / (tp + fp + EPS)
     return np.sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2)
 
 

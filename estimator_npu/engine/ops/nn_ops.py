@@ -320,8 +320,11 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         raise ValueError(f"sigmoid_cross_entropy_with_logits: logits and labels must have the "
                          f"same shape ({logits.shape} vs {labels.shape})")
     x, z = logits, labels
-    return math_ops.add(relu(x) - x * z, softplus(math_ops.negative(math_ops.abs(x))),
-                        name=name)
+    # TF selects with ``x >= 0`` (not relu/abs), so at x == 0 the gradient is 0.5 - z
+    cond = math_ops.greater_equal(x, 0.0)
+    relu_x = array_ops.where(cond, x, array_ops.zeros_like(x))
+    neg_abs = array_ops.where(cond, math_ops.negative(x), x)
+    return math_ops.add(relu_x - x * z, softplus(neg_abs), name=name)
 
 
 def l2_loss(t, name=None):
