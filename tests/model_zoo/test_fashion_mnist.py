@@ -59,3 +59,20 @@ def test_short_budget_on_fashion_mnist(model, tmp_path):
     assert found, proc.stdout
     assert float(found.group(1)) >= accuracy, proc.stdout
     assert re.search(r"at global step %s\b" % flags[1], proc.stdout), proc.stdout
+
+
+def test_stated_fashion_mnist_accuracies_are_the_results_pages():
+    """Each example's ``FASHION_MNIST_ACCURACY`` is its row of docs/results.md (measured by
+    ``estimator-npu benchmark``) to within 0.5 points; unmeasured presets state None."""
+    import importlib
+    import json
+    rows = {r["model"]: r for r in json.loads(
+        (ROOT / "docs" / "results" / "results.json").read_text())}
+    page = (ROOT / "docs" / "results.md").read_text()
+    for model in BUDGETS:
+        stated = importlib.import_module(f"model_zoo.{model}").FASHION_MNIST_ACCURACY
+        if stated is None:
+            continue
+        assert model in rows, f"{model} states {stated} but has no row in docs/results.md"
+        assert abs(rows[model]["accuracy"] - stated) <= 0.005, (model, stated, rows[model])
+        assert f"| {model} |" in page and "%.4f" % rows[model]["accuracy"] in page
