@@ -22,7 +22,7 @@ import importlib.util
 import pathlib
 import sys
 
-COMMANDS = ("train", "evaluate", "list", "explain", "run")
+COMMANDS = ("train", "evaluate", "list", "explain", "run", "benchmark")
 _REQUIRED = {"model_fn", "main", "STATED_ACCURACY"}
 
 USAGE = """\
@@ -31,6 +31,8 @@ usage: estimator-npu train <model> [flags]     train, then evaluate on the test 
        estimator-npu list                      the available models
        estimator-npu run SCRIPT.py [ARGS...]   run a TF1 / npu_bridge script unmodified
        estimator-npu <train|evaluate> <model> --help   the model's flags
+       estimator-npu benchmark [--dataset fashion_mnist] [--models a,b]  train the
+                                               presets, write docs/results.md + curves
        estimator-npu explain <script.py> [args]  run a script, printing each execution
                                                plan its sessions compile (to stderr)
 """
@@ -119,6 +121,9 @@ def main(argv=None):
     if command == "list":
         _list(sys.stdout)
         return 0
+    if command == "benchmark":
+        from model_zoo import accuracy_benchmark
+        return accuracy_benchmark.main(rest, prog="estimator-npu benchmark")
     if command == "explain" and rest and rest[0] not in ("-h", "--help"):
         return _explain(rest[0], rest[1:])
     if command == "run":

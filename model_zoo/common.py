@@ -18,7 +18,12 @@ Flags common to all examples (each example picks its own defaults):
                             in ``npu.NPUOptimizer`` with the matching loss-scale manager
 ``--steps``                 total training steps (absolute, like ``max_steps``: re-running
                             with the same ``--model_dir`` resumes and stops there)
-``--data_dir``              a folder of MNIST IDX files (default: the bundled digits)
+``--dataset``               ``digits`` (bundled, offline; the default), ``fashion_mnist``
+                            (Zalando's Fashion-MNIST: ``--data_dir`` or the Debian
+                            package's folder) or ``mnist`` (needs ``--data_dir``); each
+                            example has a per-dataset preset (``PRESETS``) of the flags below
+``--data_dir``              a folder of MNIST-format IDX files (alone: ``--dataset mnist``)
+``--lr_schedule``           ``constant`` or ``cosine`` (cosine decay to 0 over ``--steps``)
 ``--batch_size``, ``--learning_rate``, ``--seed``
 ``--log_step_count_steps``  how often the loss is logged (``ASCEND_GLOBAL_LOG_LEVEL=1``
                             prints the library's INFO lines)
@@ -46,7 +51,7 @@ import numpy as np
 
 import estimator_npu as tf
 from estimator_npu import mixed_precision, npu
-from estimator_npu.datasets import digits, mnist
+from estimator_npu.datasets import digits, fashion_mnist, mnist
 
 # The precision modes ``NPURunConfig`` accepts (the adapter's names).
 PRECISION_MODES = ("force_fp32", "allow_fp32_to_fp16", "allow_mix_precision",
@@ -122,8 +127,12 @@ def expected_errors(args):
         raise SystemExit(2) from None
 
 
+DATASETS = ("digits", "fashion_mnist", "mnist")
+LR_SCHEDULES = ("constant", "cosine")
+
+
 def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
-                loss_scale=None, prog=None):
+                loss_scale=None, prog=None, lr_schedule="constant"):
     """The flag parser of an example, with that example's defaults.
 
     Args:
@@ -144,8 +153,16 @@ def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
                              "latest checkpoint in --model_dir (default: %(default)s)")
     parser.add_argument("--model_dir", default=None,
                         help="checkpoints and summaries (default: a new temporary folder)")
+    parser.add_argument("--dataset", choices=DATASETS, default=None,
+                        help="digits (bundled), fashion_mnist (--data_dir or the Debian "
+                             "package dataset-fashion-mnist) or mnist (--data_dir); "
+                             "default: mnist with --data_dir, else digits")
     parser.add_argument("--data_dir", default=None,
-                        help="a folder of MNIST IDX files (default: the bundled digits)")
+                        help="a folder of MNIST-format IDX files (default: the bundled "
+                             "digits)")
+    parser.add_argument("--lr_schedule", choices=LR_SCHEDULES, default=lr_schedule,
+                        help="constant, or cosine decay to 0 over --steps "
+                             "(default: %(default)s)")
     parser.add_argument("--steps", type=_positive_int, default=steps,
                         help="total training steps (default: %(default)s)")
     parser.add_argument("--batch_size", type=_positive_int, default=batch_size,
@@ -164,6 +181,15 @@ def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
                         help="log the loss and global_step/sec every this many steps "
                              "(INFO lines of the 'estimator_npu' logger; "
                              "ASCEND_GLOBAL_LOG_LEVEL=1 shows them) (default: %(default)s)")
+    parser.add_argument("--save_summary_steps", type=int, default=0,
+                        help="write the train loss summary every this many steps "
+                             "(default: 0, none, as NPURunConfig)")
+    parser.add_argument("--test_examples", type=int, default=0,
+                        help="evaluate on the first this many test examples only "
+                             "(default: all)")
+    parser.add_argument("--eval_every", type=int, default=0,
+                        help="also evaluate every this many steps while training (the "
+                             "eval curve of model_dir/eval; default: only at the end)")
     parser.add_argument("--seed", type=int, default=0,
                         help="graph-level random seed and data split/shuffle seed "
                              "(default: %(default)s)")
@@ -173,15 +199,47 @@ def make_parser(doc, steps, batch_size, learning_rate, iterations_per_loop=10,
     return parser
 
 
-def parse_args(argv, doc, prog=None, **defaults):
-    """``make_parser(doc, prog=prog, **defaults).parse_args(argv)``."""
-    return make_parser(doc, prog=prog, **defaults).parse_args(argv)
+def dataset_of(argv):
+    """The dataset ``argv`` selects: ``--dataset``, else ``mnist`` with ``--data_dir``,
+    else ``digits``."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--dataset", choices=DATASETS, default=None)
+    pre.add_argument("--data_dir", default=None)
+    known, _ = pre.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if known.dataset:
+        return known.dataset
+    return "mnist" if known.data_dir else "digits"
+
+
+def parse_args(argv, doc, prog=None, presets=None, **defaults):
+    """``make_parser(doc, prog=prog, **defaults).parse_args(argv)``, with the defaults of
+    ``presets[dataset]`` (``PRESETS`` of the example) over ``defaults`` for the selected
+    ``--dataset``; ``args.dataset`` is always set."""
+    dataset = dataset_of(argv)
+    defaults = dict(defaults, **(presets or {}).get(dataset, {}))
+    args = make_parser(doc, prog=prog, **defaults).parse_args(argv)
+    args.dataset = dataset
+    if dataset == "mnist" and not args.data_dir:
+        make_parser(doc, prog=prog, **defaults).error(
+            "--dataset mnist needs --data_dir (a folder of the four MNIST IDX files)")
+    return args
+
+
+def learning_rate(params):
+    """The learning rate tensor of ``params``: ``learning_rate``, decayed by the
+    ``lr_schedule`` (``cosine``: to 0 at ``steps``) against the global step."""
+    rate = params["learning_rate"]
+    if params.get("lr_schedule", "constant") == "cosine":
+        return tf.train.cosine_decay(rate, tf.train.get_or_create_global_step(),
+                                     params["steps"])
+    return rate
 
 
 def params_from(args, **extra):
     """The ``params`` dict handed to ``model_fn``: the training flags plus ``extra``."""
     params = dict(learning_rate=args.learning_rate, loss_scale=args.loss_scale,
-                  batch_size=args.batch_size)
+                  batch_size=args.batch_size, steps=args.steps,
+                  lr_schedule=getattr(args, "lr_schedule", "constant"))
     params.update(extra)
     return params
 
@@ -209,7 +267,14 @@ def load_digits(args, layout):
 
 
 def _load_digits(args, layout):
-    if args.data_dir:
+    dataset = getattr(args, "dataset", None) or ("mnist" if args.data_dir else "digits")
+    if dataset == "fashion_mnist":
+        raw = fashion_mnist.load(args.data_dir)
+        scale = np.float32(1 / 255)
+        data = _Splits(_Split(raw.train_images * scale, raw.train_labels),
+                       _Split(raw.test_images * scale, raw.test_labels))
+        side = 28
+    elif dataset == "mnist":
         data = mnist.read_data_sets(args.data_dir, one_hot=False, reshape=False,
                                     validation_size=0, seed=args.seed)
         side = 28
@@ -227,11 +292,41 @@ def _load_digits(args, layout):
         elif layout == "rows":
             x = x.reshape(-1, side, side)
         arrays += [np.ascontiguousarray(x), np.asarray(split.labels, np.int64)]
+    limit = getattr(args, "test_examples", 0)
+    if limit:
+        arrays[2:] = [a[:limit] for a in arrays[2:]]
     return Arrays(*arrays)
 
 
-def train_input_fn(x, y, batch_size, seed=0):
-    """An ``input_fn``: shuffled batches of ``(x, y)``, repeated forever (whole batches).
+_Split = collections.namedtuple("_Split", ["images", "labels"])
+_Splits = collections.namedtuple("_Splits", ["train", "test"])
+
+
+def random_flip_crop(pad=2, seed=0):
+    """A batch ``map`` function for image batches ``[batch, h, w, c]``: each image flipped
+    left-right with probability 1/2, then cropped back to ``h x w`` at a random offset from
+    the image zero-padded by ``pad`` pixels (a ``tf.py_func`` on numpy, seeded)."""
+    rng = np.random.default_rng(seed)
+
+    def augment(images):
+        n, h, w, _ = images.shape
+        flip = rng.random(n) < 0.5
+        images = np.where(flip[:, None, None, None], images[:, :, ::-1, :], images)
+        padded = np.pad(images, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+        rows = rng.integers(0, 2 * pad + 1, n)[:, None] + np.arange(h)
+        cols = rng.integers(0, 2 * pad + 1, n)[:, None] + np.arange(w)
+        return padded[np.arange(n)[:, None, None], rows[:, :, None], cols[:, None, :]]
+
+    def map_fn(images, labels):
+        out = tf.py_func(lambda a: augment(a).astype(np.float32), [images], tf.float32)
+        out.set_shape(images.shape)
+        return out, labels
+    return map_fn
+
+
+def train_input_fn(x, y, batch_size, seed=0, augment=None):
+    """An ``input_fn``: shuffled batches of ``(x, y)``, repeated forever (whole batches),
+    mapped by ``augment`` (e.g. ``random_flip_crop()``) when given.
 
     With several workers (``estimator-npu-run -n N``) each reads its own shard
     (``config.worker_index`` of ``config.num_workers``) in batches of ``batch_size``.
@@ -241,7 +336,8 @@ def train_input_fn(x, y, batch_size, seed=0):
         if config.num_workers > 1:
             ds = ds.shard(config.num_workers, config.worker_index)
         ds = ds.shuffle(x.shape[0], seed=seed).repeat()
-        return ds.batch(batch_size, drop_remainder=True)
+        ds = ds.batch(batch_size, drop_remainder=True)
+        return ds.map(augment) if augment is not None else ds
     return input_fn
 
 
@@ -308,6 +404,8 @@ def run_config(args, **kwargs):
                   iterations_per_loop=args.iterations_per_loop,
                   precision_mode=args.precision_mode,
                   log_step_count_steps=args.log_step_count_steps)
+    if getattr(args, "save_summary_steps", 0):
+        fields["save_summary_steps"] = args.save_summary_steps
     fields.update(kwargs)
     return npu.NPURunConfig(**fields)
 
@@ -371,7 +469,7 @@ def evaluate(estimator, eval_input_fn, log=print):
     return results
 
 
-def run(model_fn, args, data, params=None, eval_batch_size=512, log=print):
+def run(model_fn, args, data, params=None, eval_batch_size=512, log=print, augment=None):
     """``main``'s body: train and evaluate (``--mode train``) or evaluate only.
 
     Returns:
@@ -389,7 +487,8 @@ def run(model_fn, args, data, params=None, eval_batch_size=512, log=print):
         log = _quiet   # one set of results, from the chief
     with expected_errors(args):
         estimator = make_estimator(model_fn, args, params)
-        train_fn = train_input_fn(data.train_x, data.train_y, args.batch_size, seed=args.seed)
+        train_fn = train_input_fn(data.train_x, data.train_y, args.batch_size, seed=args.seed,
+                                  augment=augment)
         eval_fn = eval_input_fn(data.test_x, data.test_y, eval_batch_size)
         if args.mode == "evaluate":
             if estimator.latest_checkpoint() is None:
@@ -398,9 +497,23 @@ def run(model_fn, args, data, params=None, eval_batch_size=512, log=print):
                 return 2
             evaluate(estimator, eval_fn, log=log)
             return 0
-        train_and_evaluate(estimator, train_fn, eval_fn, args.steps, log=log)
+        every = getattr(args, "eval_every", 0)
+        seconds = 0.0
+        if every > 0:
+            for stop in range((_global_step(estimator) // every + 1) * every, args.steps, every):
+                seconds += train_and_evaluate(estimator, train_fn, eval_fn, stop,
+                                              log=log)["train_seconds"]
+        results = train_and_evaluate(estimator, train_fn, eval_fn, args.steps, log=log)
+    results["train_seconds"] += seconds
+    LAST_RUN.clear()
+    LAST_RUN.update(results, model_dir=estimator.model_dir)
     return 0
 
 
 def _quiet(*args, **kwargs):
     pass
+
+
+# The results of the latest ``run(..., --mode train)`` in this process (``accuracy``,
+# ``loss``, ``global_step``, ``train_seconds``, ``model_dir``): read by the benchmark.
+LAST_RUN = {}

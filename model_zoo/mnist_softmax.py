@@ -11,13 +11,17 @@ import argparse
 import sys
 
 import estimator_npu as tf
-from estimator_npu.datasets import digits, mnist
+from estimator_npu.datasets import digits, fashion_mnist, mnist
 
 STATED_ACCURACY = 0.85  # reached on the bundled digits with the defaults (tested)
 
 
-def load_data(data_dir=None, seed=0):
-    """``Datasets`` with one-hot labels and 784-pixel images: MNIST or the bundled digits."""
+def load_data(data_dir=None, seed=0, dataset=None):
+    """``Datasets`` with one-hot labels and 784-pixel images: MNIST, Fashion-MNIST
+    (``dataset="fashion_mnist"``; ``data_dir`` or the installed copy) or the bundled
+    digits."""
+    if dataset == "fashion_mnist":
+        return fashion_mnist.read_data_sets(data_dir, one_hot=True, seed=seed)
     if data_dir:
         return mnist.read_data_sets(data_dir, one_hot=True, seed=seed)
     return digits.load(one_hot=True, mnist_shape=True, seed=seed)
@@ -69,12 +73,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data_dir", default=None,
                         help="folder with MNIST IDX files (default: bundled digits)")
+    parser.add_argument("--dataset", choices=("digits", "fashion_mnist", "mnist"),
+                        default=None, help="default: mnist with --data_dir, else digits")
     parser.add_argument("--learning_rate", type=float, default=0.5)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--batch_size", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    data = load_data(args.data_dir, args.seed)
+    if args.dataset == "mnist" and not args.data_dir:
+        parser.error("--dataset mnist needs --data_dir (a folder of the four MNIST IDX files)")
+    data = load_data(args.data_dir, args.seed, args.dataset)
     acc, _ = train(data, args.learning_rate, args.epochs, args.batch_size, seed=args.seed)
     print(f"Test accuracy: {acc:.4f}")
     return 0

@@ -16,7 +16,7 @@ if str(ROOT) not in sys.path:
 
 from estimator_npu import cli  # noqa: E402
 
-MODELS = ["bert", "lenet", "lstm_rows", "mlp", "resnet", "softmax_estimator"]
+MODELS = ["bert", "cnn", "lenet", "lstm_rows", "mlp", "resnet", "softmax_estimator"]
 
 
 def test_lists_the_model_zoo_models_without_importing_them(capsys):
@@ -27,7 +27,8 @@ def test_lists_the_model_zoo_models_without_importing_them(capsys):
     for name in MODELS:
         assert re.search(rf"^  {name} +\S", out, re.M), out
     # scripts that train at import time, helpers and the sess.run example are not models
-    for name in ("mnist_softmax_sessrun", "mnist_softmax_frozen", "mnist_softmax", "common"):
+    for name in ("mnist_softmax_sessrun", "mnist_softmax_frozen", "mnist_softmax", "common",
+                 "accuracy_benchmark"):
         assert f"  {name} " not in out
     assert not {m for m in set(sys.modules) - before if m.startswith("model_zoo.")}
 

@@ -9,6 +9,7 @@ Both modules depend on numpy only:
 
 from estimator_npu.datasets import digits
 from estimator_npu.datasets import mnist
+from estimator_npu.datasets import fashion_mnist
 from estimator_npu.datasets._dataset import DataSet, Datasets
 
-__all__ = ['digits', 'mnist', 'DataSet', 'Datasets']
+__all__ = ['digits', 'mnist', 'fashion_mnist', 'DataSet', 'Datasets']
