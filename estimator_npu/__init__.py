@@ -37,6 +37,8 @@ from estimator_npu.engine.ops.core import (constant, convert_to_tensor, group,  
                                            identity, no_op, placeholder,
                                            placeholder_with_default, stop_gradient)
 from estimator_npu.engine.ops.core import tuple_ as tuple  # noqa: F401,A001
+from estimator_npu.engine.ops.core import check_numerics  # noqa: F401
+from estimator_npu.engine.ops.custom_grad import custom_gradient  # noqa: F401
 from estimator_npu.engine.ops.math_ops import (abs, add, add_n, argmax, argmin, cast,  # noqa
                                                ceil, clip_by_value, cos, div, divide, equal,
                                                exp, floor, floordiv, floormod, greater,

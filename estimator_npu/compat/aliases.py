@@ -61,6 +61,7 @@ TARGETS = {
     "tensorflow.python.ops.metrics": ["estimator_npu.metrics"],
     "tensorflow.python.ops.summary_ops": ["estimator_npu.summary"],
     "tensorflow.python.ops.clip_ops": [_ROOT],
+    "tensorflow.python.training.evaluation": ["estimator_npu.hooks.evaluation_loop"],
     "tensorflow.python.training": _TRAIN,
     "tensorflow.python.training.training": _TRAIN,
     "tensorflow.python.training.training_util": _TRAIN,

@@ -26,3 +26,32 @@ def NotDifferentiable(op_type):  # noqa: N802 - TF's name
 
 
 NoGradient = NotDifferentiable
+
+
+class ReaderBase:
+    """TF1's queue-based reader base class (``tf.ReaderBase``): libraries subclass it at
+    import time (tf_slim's ``ParallelReader``), so the class exists, but queue readers are
+    not implemented: constructing one raises the "does not implement" error. Use
+    ``tf.data`` readers (``TFRecordDataset``, ``TextLineDataset``) instead."""
+
+    def __init__(self, *args, **kwargs):
+        from estimator_npu.compat.missing import NotImplementedName
+        raise NotImplementedName("tf.ReaderBase (queue-based readers; use tf.data)")
+
+
+class PartitionedVariable:
+    """TF1's ``PartitionedVariable`` type, for libraries' ``isinstance`` checks: variables
+    are never partitioned here (``partitioner`` arguments are accepted and ignored), so
+    nothing is an instance of it."""
+
+    def __init__(self, *args, **kwargs):
+        from estimator_npu.compat.missing import NotImplementedName
+        raise NotImplementedName("tf.PartitionedVariable (partitioned variables)")
+
+
+def with_dependencies(dependencies, output_tensor, name=None):
+    """``control_flow_ops.with_dependencies``: ``output_tensor`` after ``dependencies``."""
+    from estimator_npu.engine.graph import control_dependencies
+    from estimator_npu.engine.ops.core import identity
+    with control_dependencies(dependencies):
+        return identity(output_tensor, name=name)

@@ -42,6 +42,22 @@ class GraphKeys:
     METRIC_VARIABLES = "metric_variables"
     QUEUE_RUNNERS = "queue_runners"
     ITERATOR_INITIALIZERS = "iterator_initializers"
+    # The rest of TF1's names (layers libraries such as tf_slim file variables under them).
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    EVAL_STEP = "eval_step"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    ASSET_FILEPATHS = "asset_filepaths"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    TABLE_INITIALIZERS = "table_initializer"
 
 
 class Tensor:

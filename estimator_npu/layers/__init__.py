@@ -12,4 +12,11 @@ from estimator_npu.layers.functional import (average_pooling2d, batch_normalizat
 __all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
            "batch_normalization", "layer_norm", "conv2d_transpose", "separable_conv2d",
            "Layer", "Dense", "Conv2D", "Conv2DTranspose", "MaxPooling2D", "AveragePooling2D",
-           "Flatten", "Dropout", "BatchNormalization"]
+           "Flatten", "Dropout", "BatchNormalization", "Convolution2D",
+           "Convolution2DTranspose", "Deconvolution2D", "MaxPool2D", "AveragePool2D"]
+
+# TF1's alternative class names (tf.layers and tensorflow.python.layers.* export both).
+Convolution2D = Conv2D
+Convolution2DTranspose = Deconvolution2D = Conv2DTranspose
+MaxPool2D = MaxPooling2D
+AveragePool2D = AveragePooling2D

@@ -20,9 +20,10 @@ from estimator_npu.engine.ops import nn_extra_ops  # noqa: F401
 from estimator_npu.engine.ops import image_ops  # noqa: F401
 from estimator_npu.engine.ops import dynamic_shape  # noqa: F401
 from estimator_npu.engine.ops import composites  # noqa: F401
+from estimator_npu.engine.ops import custom_grad  # noqa: F401
 
 # The op families whose definitions make up the engine's op table, in registration order.
 FAMILIES = (core, math_ops, reduction_ops, array_ops, slice_ops, state_ops, random_ops,
             nn_ops, conv_ops, control_ops, loop_ops, tensor_array_ops, sequence_ops,
             script_ops, clip_ops, math_extra_ops, scatter_ops, nn_extra_ops, image_ops,
-            dynamic_shape, composites)
+            dynamic_shape, composites, custom_grad)

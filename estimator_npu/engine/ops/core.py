@@ -204,6 +204,34 @@ def identity(input, name=None):  # noqa: A002
 register("Identity", kernel=simple(lambda x: x), grad=lambda op, dy: [dy], may_alias=True)
 
 
+def _check_numerics_kernel(op, ctx):
+    message = op.attrs["message"]
+
+    def check(x):
+        if not np.all(np.isfinite(x)):
+            from estimator_npu import errors
+            what = "NaN" if np.isnan(x).any() else "Inf"
+            raise errors.InvalidArgumentError(
+                None, op, f"{message} : Tensor had {what} values ({op.inputs[0].name})")
+        return x
+    return check
+
+
+register("CheckNumerics", kernel=_check_numerics_kernel, grad=lambda op, dy: [dy],
+         may_alias=True)
+
+
+def check_numerics(tensor, message, name=None):
+    """``tensor`` unchanged; running it raises ``InvalidArgumentError`` (with
+    ``message``) when it holds NaN or Inf values. Its gradient passes through."""
+    t = convert_to_tensor(tensor)
+    if not t.dtype.is_floating:
+        raise TypeError(f"check_numerics needs a floating tensor, got {t.dtype.name} "
+                        f"({t.name})")
+    return make_tensor("CheckNumerics", [t], t.dtype, t.shape, {"message": str(message)},
+                       name=name)
+
+
 def stop_gradient(input, name=None):  # noqa: A002
     """Identity in the forward pass; blocks gradients."""
     x = convert_to_tensor(input)
