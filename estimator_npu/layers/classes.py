@@ -4,6 +4,11 @@ from estimator_npu.layers import conv_extra, functional
 from estimator_npu.layers.base import Layer
 
 
+def _weight(name):
+    """A read-only property: the layer's variable ``name`` (after it was built)."""
+    return property(lambda self: self._var(name), doc=f"The layer's ``{name}`` variable.")
+
+
 class Dense(Layer):
     _default_name = "dense"
 
@@ -24,13 +29,8 @@ class Dense(Layer):
                                 use_bias=self.use_bias, trainable=self.trainable, name=scope,
                                 reuse=reuse, **self._kw)
 
-    @property
-    def kernel(self):
-        return self._var("kernel")
-
-    @property
-    def bias(self):
-        return self._var("bias")
+    kernel = _weight("kernel")
+    bias = _weight("bias")
 
 
 class _ConvBase(Layer):
@@ -58,13 +58,8 @@ class _ConvBase(Layer):
                               activation=self.activation, use_bias=self.use_bias,
                               trainable=self.trainable, name=scope, reuse=reuse, **self._kw)
 
-    @property
-    def kernel(self):
-        return self._var("kernel")
-
-    @property
-    def bias(self):
-        return self._var("bias")
+    kernel = _weight("kernel")
+    bias = _weight("bias")
 
 
 class Conv2D(_ConvBase):
@@ -154,18 +149,7 @@ class BatchNormalization(Layer):
                                               trainable=self.trainable, name=scope,
                                               reuse=reuse, **self._kw)
 
-    @property
-    def moving_mean(self):
-        return self._var("moving_mean")
-
-    @property
-    def moving_variance(self):
-        return self._var("moving_variance")
-
-    @property
-    def gamma(self):
-        return self._var("gamma")
-
-    @property
-    def beta(self):
-        return self._var("beta")
+    moving_mean = _weight("moving_mean")
+    moving_variance = _weight("moving_variance")
+    gamma = _weight("gamma")
+    beta = _weight("beta")
