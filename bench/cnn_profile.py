@@ -54,7 +54,15 @@ def lenet(x, y):
     return loss, tf.train.MomentumOptimizer(0.01, 0.9)
 
 
-MODELS = {"cnn": (tutorial_cnn, 100), "lenet": (lenet, 64)}
+def mlp(x, y):
+    net = tf.layers.dense(x, 512, activation=tf.nn.relu)
+    net = tf.layers.dense(net, 512, activation=tf.nn.relu)
+    logits = tf.layers.dense(net, 10)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    return loss, tf.train.AdamOptimizer(1e-3)
+
+
+MODELS = {"cnn": (tutorial_cnn, 100), "lenet": (lenet, 64), "mlp": (mlp, 128)}
 
 
 def build(model):

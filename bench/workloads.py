@@ -41,6 +41,7 @@ import argparse
 import logging
 import math
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -605,31 +606,38 @@ def plan_loop(plan, xs, ys, steps):
 
 
 # ---------------------------------------------------------------- profiles
-def _plan_lines(plan):
-    """The plan's generated lines as ``(code, op)`` and its argument names (as
-    ``_profile.profile_plan`` reads them)."""
-    lines = plan.source.splitlines()
-    args = lines[0][len("def _plan("):-2].split(", ") if lines[0] != "def _plan():" else []
-    codes = [(compile(line.strip(), "<line>", "exec"), plan.line_ops.get(lineno))
-             for lineno, line in enumerate(lines[1:-1], start=2)]
-    return [a for a in args if a], codes
-
-
 def in_sequence_plan(plan, xs, ys, steps=30):
-    """µs of each plan line timed inside whole training steps run in order (each kernel
-    sees the caches the previous ones left, as in training): ``{(type, name): µs}``."""
-    args, codes = _plan_lines(plan)
-    env = dict(plan.fn.__globals__)
-    acc = [0.0] * len(codes)
+    """µs of each kernel of the plan timed inside whole training steps of the real plan
+    function (each kernel sees the caches and allocator state the previous ones left, as
+    in training): ``{(type, name): µs}``. Each ``k_*`` kernel the plan calls is wrapped by
+    a timer for the duration; lines that call no kernel (variable reads, constants) take
+    no measurable time and are left out."""
+    ns = plan.fn.__globals__
+    lines = plan.source.splitlines()
+    acc, wrapped = {}, {}
     pc = time.perf_counter
-    for i in range(steps):
-        env.update(zip(args, [xs[i % N_BATCHES], ys[i % N_BATCHES]]))
-        for k, (code, _) in enumerate(codes):
+    for lineno, line in enumerate(lines, start=1):
+        m = re.search(r"= (k_\w+)\(", line)
+        op = plan.line_ops.get(lineno)
+        if not m or m.group(1) in wrapped or op is None:
+            continue
+        key = (op.type, op.name)
+        acc[key] = 0.0
+
+        def timed(*a, _k=ns[m.group(1)], _key=key):
             t0 = pc()
-            exec(code, env)  # noqa: S102 - the plan's own generated code
-            acc[k] += pc() - t0
-    return {(op.type if op else "?", op.name if op else "?"): t / steps * 1e6
-            for (_, op), t in zip(codes, acc)}
+            try:
+                return _k(*a)
+            finally:
+                acc[_key] += pc() - t0
+        wrapped[m.group(1)] = ns[m.group(1)]
+        ns[m.group(1)] = timed
+    try:
+        for i in range(steps):
+            plan.fn(xs[i % N_BATCHES], ys[i % N_BATCHES])
+    finally:
+        ns.update(wrapped)
+    return {key: t / steps * 1e6 for key, t in acc.items()}
 
 
 def in_sequence_hand(hand, xs, ys, steps=30):

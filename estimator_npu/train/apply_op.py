@@ -155,6 +155,39 @@ class _Group:
             scratch = [t[a:b].reshape(view.shape) for t in self.work["scratch"]]
             work = rule.workspace(view, Layout([name], [view.shape]), scratch=scratch)
             self.per_tensor.append((self.grad_args[i], view, state, work))
+        self.split = (None, None)
+
+    def tensor_pieces(self, rule):
+        """Per-tensor mode: for each variable, ``None`` or the ``(start, stop, param, state,
+        work)`` pieces (flat element ranges of that variable) splitting its update across
+        the thread pool; like ``pieces``, bit-identical to one call for elementwise rules."""
+        n = threads.num_threads()
+        if self.split[0] == n:
+            return self.split[1]
+        parts = None
+        if n > 1 and getattr(rule, "elementwise", True):
+            lay = self.layout
+            parts = []
+            for i, size in enumerate(lay.sizes):
+                bounds = threads.pieces(size, _SPLIT_MIN)
+                if len(bounds) < 2:
+                    parts.append(None)
+                    continue
+                off = lay.offsets[i]
+                mine = []
+                for a, b in bounds:
+                    param = self.param[off + a:off + b]
+                    state = {k: (v[off + a:off + b] if v.ndim else v)
+                             for k, v in self.state.items()}
+                    scratch = [t[off + a:off + b] for t in self.work["scratch"]]
+                    work = rule.workspace(param, Layout([f"{lay.names[i]}[{a}:{b}]"],
+                                                        [(b - a,)]), scratch=scratch)
+                    mine.append((a, b, param, state, work))
+                parts.append(mine)
+            if not any(parts):
+                parts = None
+        self.split = (n, parts)
+        return parts
 
     def range_args(self, start, stop, rule, op):
         """``(param, grad, state, work)`` for the flat range ``[start:stop]`` (cached)."""
@@ -338,8 +371,16 @@ def _apply_kernel(op, ctx):
                         threads.run([lambda a=a: rule.update(a[0], a[1], a[2], hyper, a[3])
                                      for a in parts])
                 else:
-                    for k, param, state, work in grp.per_tensor:
-                        rule.update(param, args[k], state, hyper, work)
+                    parts = grp.tensor_pieces(rule)
+                    for i, (k, param, state, work) in enumerate(grp.per_tensor):
+                        mine = parts[i] if parts is not None else None
+                        if mine is None:
+                            rule.update(param, args[k], state, hyper, work)
+                        else:
+                            g = np.ravel(args[k])
+                            threads.run([lambda p=p, g=g[a:b], s=s, w=w:
+                                         rule.update(p, g, s, hyper, w)
+                                         for a, b, p, s, w in mine])
         else:
             _apply_ranges(op, groups, rule, ranges, hyper)
         if finish is not None:

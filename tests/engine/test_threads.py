@@ -124,3 +124,46 @@ def test_a_piece_that_splits_again_does_not_deadlock():
         threads.set_num_threads(None)
     assert n_outer > 1
     np.testing.assert_array_equal(out, n_outer)  # each outer piece ran the inner split once
+
+
+def _train_per_tensor(n_threads, monkeypatch, calls):
+    """Adam and Momentum steps of an MLP whose variables are updated one tensor at a time
+    (the cost model forced to per-tensor mode), each large tensor split across threads."""
+    monkeypatch.setattr(apply_op, "_SPLIT_MIN", 64)
+    monkeypatch.setattr(apply_op, "CALL_COST_ELEMENTS", 0)
+    def counting_run(fns):
+        calls.append(len(fns))
+        return _REAL_RUN(fns)
+    monkeypatch.setattr(threads, "run", counting_run)
+    threads.set_num_threads(n_threads)
+    try:
+        with tf.Graph().as_default():
+            tf.set_random_seed(3)
+            x = tf.placeholder(tf.float32, [None, 20])
+            y = tf.placeholder(tf.int32, [None])
+            net = tf.layers.dense(x, 40, activation=tf.nn.relu)
+            logits = tf.layers.dense(net, 5)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=y, logits=logits))
+            train = tf.group(tf.train.AdamOptimizer(0.01).minimize(loss),
+                             tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss))
+            rng = np.random.default_rng(2)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                losses = [sess.run([loss, train], {
+                    x: rng.standard_normal((16, 20)).astype(np.float32),
+                    y: rng.integers(0, 5, 16).astype(np.int32)})[0] for _ in range(4)]
+                return losses, sess.run(tf.global_variables())
+    finally:
+        threads.set_num_threads(None)
+
+
+def test_threaded_per_tensor_updates_are_bit_identical(monkeypatch):
+    single, multi = [], []
+    ref_losses, ref_vars = _train_per_tensor(1, monkeypatch, single)
+    losses, values = _train_per_tensor(2, monkeypatch, multi)
+    assert max(single, default=1) == 1
+    assert sum(c > 1 for c in multi) >= 8, multi   # 2 optimizers x 4 steps, the 20x40 kernels
+    assert losses == ref_losses
+    for a, b in zip(values, ref_vars):
+        np.testing.assert_array_equal(a, b)

@@ -46,27 +46,57 @@ _SMALL_C = 4
 # time, each chunk's columns about _CHUNK_BYTES.
 _CHUNKED_C = 16
 _CHUNK_BYTES = 1 << 22
+# Conv2D and Conv2DBackpropFilter whose whole-batch im2col columns exceed this many bytes
+# work in chunks of about _CHUNK_BYTES of columns: a 63 MB column matrix (the tutorial
+# CNN's second convolution at batch 100) streams from memory in the GEMM, a 4 MB chunk
+# stays in cache (measured 45-55 ms -> 31-39 ms for that convolution, one thread).
+_CHUNKED_COLS_BYTES = 1 << 24
 
 
-def _im2col(scr, xp, out_hw, ksize, strides, dilations):
+def _im2col(scr, xp, out_hw, ksize, strides, dilations, key="cols", cap=None):
     """im2col of padded canonical ``xp``: a 2-D ``(N*OH*OW, KH*KW*C)`` matrix (a transposed
-    view of a channels-outer buffer when ``C`` is small)."""
+    view of a channels-outer buffer when ``C`` is small). ``cap``: the buffer holds that
+    many images (chunks of one batch share it, the last and shorter one included)."""
     n, _, _, c = xp.shape
     (oh, ow), (kh, kw), (sh, sw), (dh, dw) = out_hw, ksize, strides, dilations
     win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
     win = win[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
     per_image = oh * ow * kh * kw * c
     if c <= _SMALL_C:
-        cols = scr.get("cols", (kh, kw, c, n, oh, ow), xp.dtype)
+        cols = scr.get(key, (kh, kw, c, n, oh, ow), xp.dtype)
         src = win.transpose(4, 5, 3, 0, 1, 2)
         threads.split(n, lambda a, b: np.copyto(cols[:, :, :, a:b], src[:, :, :, a:b]),
                       threads.MIN_SIZE // per_image + 1)
         return cols.reshape(kh * kw * c, n * oh * ow).T
-    cols = scr.get("cols", (n, oh, ow, kh, kw, c), xp.dtype)
+    cols = scr.get(key, (cap or n, oh, ow, kh, kw, c), xp.dtype)[:n]
     src = win.transpose(0, 1, 2, 4, 5, 3)
     threads.split(n, lambda a, b: np.copyto(cols[a:b], src[a:b]),
                   threads.MIN_SIZE // per_image + 1)
     return cols.reshape(n * oh * ow, kh * kw * c)
+
+
+def _chunk_images(n, c, out_hw, ksize, dtype):
+    """How many images one im2col chunk holds: all ``n`` when the whole batch's columns
+    fit in ``_CHUNKED_COLS_BYTES``; otherwise about ``_CHUNK_BYTES`` of columns, so each
+    chunk's columns are still in cache when its GEMM reads them. Inputs with few
+    channels keep the whole-batch channels-outer layout (their columns are small)."""
+    (oh, ow), (kh, kw) = out_hw, ksize
+    per_image = oh * ow * kh * kw * c * np.dtype(dtype).itemsize
+    if c <= _SMALL_C or n * per_image <= _CHUNKED_COLS_BYTES:
+        return n
+    return max(1, min(n, _CHUNK_BYTES // max(per_image, 1)))
+
+
+def _im2col_chunks(scr, xp, nb, out_hw, ksize, strides, dilations):
+    """``(first image, image count, columns)`` for chunks of ``nb`` images of padded
+    canonical ``xp``; the columns live in one buffer reused by every chunk. The chunk
+    size depends only on the shapes, never on the thread count, so results do not
+    either."""
+    n = xp.shape[0]
+    for s in range(0, n, nb):
+        m = min(nb, n - s)
+        yield s, m, _im2col(scr, xp[s:s + m], out_hw, ksize, strides, dilations,
+                            key="cols_chunk", cap=nb)
 
 
 def _conv_params(op):
@@ -99,11 +129,20 @@ def _conv2d_kernel(op, ctx, patches=None):
                              f"(input shape {x.shape}, filter shape {w.shape})")
         oh, ow, pads = geometry(h, wd, kh, kw, strides, dil, padding)
         cdt = compute_dtype(x.dtype)
-        cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
-                       dil)
-        if patches is not None:
-            patches.x, patches.cols = x, cols
-        y = np.matmul(cols, w.reshape(kh * kw * c, co).astype(cdt, copy=False))
+        xp = padded(scr, "x", xc, pads, cdt)
+        w2 = w.reshape(kh * kw * c, co).astype(cdt, copy=False)
+        nb = _chunk_images(n, c, (oh, ow), (kh, kw), cdt)
+        if nb < n:
+            if patches is not None:
+                patches.x = None
+            y = np.empty((n * oh * ow, co), cdt)
+            for s, m, cols in _im2col_chunks(scr, xp, nb, (oh, ow), (kh, kw), strides, dil):
+                np.matmul(cols, w2, out=y[s * oh * ow:(s + m) * oh * ow])
+        else:
+            cols = _im2col(scr, xp, (oh, ow), (kh, kw), strides, dil)
+            if patches is not None:
+                patches.x, patches.cols = x, cols
+            y = np.matmul(cols, w2)
         return from_nhwc(y.reshape(n, oh, ow, co), nchw, x.dtype)
     return conv2d
 
@@ -123,10 +162,19 @@ def _conv2d_backprop_filter_kernel(op, ctx, patches=None):
             cols, patches.x = patches.cols, None
             if cols.shape != (n * oh * ow, kh * kw * c):
                 cols = None
-        if cols is None:
-            cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
-                           dil)
         dy2 = nhwc(dy, nchw).reshape(n * oh * ow, co).astype(cdt, copy=False)
+        if cols is None:
+            xp = padded(scr, "x", xc, pads, cdt)
+            nb = _chunk_images(n, c, (oh, ow), (kh, kw), cdt)
+            if nb < n:
+                dw = np.zeros((kh * kw * c, co), cdt)
+                part = scr.get("dw", dw.shape, cdt)
+                for s, m, cols in _im2col_chunks(scr, xp, nb, (oh, ow), (kh, kw), strides,
+                                                 dil):
+                    np.matmul(cols.T, dy2[s * oh * ow:(s + m) * oh * ow], out=part)
+                    dw += part
+                return dw.reshape(kh, kw, c, co).astype(x.dtype, copy=False)
+            cols = _im2col(scr, xp, (oh, ow), (kh, kw), strides, dil)
         dw = np.matmul(cols.T, dy2).reshape(kh, kw, c, co)
         return dw.astype(x.dtype, copy=False)
     return backprop_filter

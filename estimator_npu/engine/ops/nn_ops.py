@@ -308,7 +308,39 @@ def _sparse_xent_kernel(logits, labels):
     return loss, back
 
 
-register("SparseSoftmaxCrossEntropyWithLogits", kernel=simple(_sparse_xent_kernel),
+def _sparse_xent_kernel_factory(op, ctx):
+    """The general kernel; for 2-D float logits, one with the same arithmetic (the same
+    results) that picks each row's label entry by flat indexing with a cached row base
+    instead of ``take_along_axis`` / ``put_along_axis`` (a third of the kernel's time
+    at batch 100 x 10 classes)."""
+    logits = op.inputs[0]
+    if logits.shape.ndims != 2 or not logits.dtype.is_floating or \
+            logits.dtype.name == "bfloat16":
+        return _sparse_xent_kernel
+    bases = {}
+
+    def sparse_xent(x, labels):
+        rows, n = x.shape
+        lab = np.asarray(labels).reshape(-1)
+        if lab.size != rows:
+            return _sparse_xent_kernel(x, labels)
+        if rows and (lab.min() < 0 or lab.max() >= n):
+            raise ValueError(f"Received a label value outside the valid range [0, {n})")
+        base = bases.get((rows, n))
+        if base is None:
+            base = bases[(rows, n)] = np.arange(rows, dtype=np.intp) * n
+        idx = base + lab
+        s = np.subtract(x, np.maximum.reduce(x, axis=-1, keepdims=True))
+        e = np.exp(s)
+        s -= np.log(np.add.reduce(e, axis=-1, keepdims=True))   # log_softmax
+        loss = np.negative(s.reshape(-1)[idx])
+        back = np.exp(s, out=e)
+        back.reshape(-1)[idx] -= 1
+        return loss, back
+    return sparse_xent
+
+
+register("SparseSoftmaxCrossEntropyWithLogits", kernel=_sparse_xent_kernel_factory,
          grad=_sparse_xent_grad)
 
 

@@ -1,0 +1,98 @@
+"""Specialised kernels compute exactly what the general ones compute (same arithmetic,
+faster indexing or blocking): compared bit for bit on the same inputs."""
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+from estimator_npu.engine.ops import nn_ops
+
+
+def _sparse_xent(x_shape, labels_value, dtype=tf.float32):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(dtype, x_shape)
+        y = tf.placeholder(tf.int64 if labels_value.dtype == np.int64 else tf.int32)
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=x)
+        back = loss.op.outputs[1]
+        sess = tf.Session(graph=g)
+    return sess, x, y, loss, back
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(tf.float32, np.float32), (tf.float64, np.float64)])
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_sparse_xent_2d_fast_path_equals_general_kernel(dtype, np_dtype, label_dtype):
+    rng = np.random.default_rng(3)
+    xv = (rng.standard_normal((37, 11)) * 6).astype(np_dtype)
+    lv = rng.integers(0, 11, 37).astype(label_dtype)
+    sess, x, y, loss, back = _sparse_xent([None, 11], lv, dtype)
+    got_loss, got_back = sess.run([loss, back], {x: xv, y: lv})
+    want_loss, want_back = nn_ops._sparse_xent_kernel(xv, lv)
+    assert got_loss.dtype == want_loss.dtype == np_dtype
+    np.testing.assert_array_equal(got_loss, want_loss)
+    np.testing.assert_array_equal(got_back, want_back)
+    # a second batch size reuses nothing stale from the first
+    got2, _ = sess.run([loss, back], {x: xv[:5], y: lv[:5]})
+    np.testing.assert_array_equal(got2, nn_ops._sparse_xent_kernel(xv[:5], lv[:5])[0])
+
+
+def test_sparse_xent_fast_path_is_used_for_2d_float_logits():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        y = tf.placeholder(tf.int32, [None])
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=x)
+    kernel = nn_ops._sparse_xent_kernel_factory(loss.op, None)
+    assert kernel is not nn_ops._sparse_xent_kernel
+    with g.as_default():
+        x3 = tf.placeholder(tf.float32, [None, 2, 4])
+        y3 = tf.placeholder(tf.int32, [None, 2])
+        loss3 = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y3, logits=x3)
+    assert nn_ops._sparse_xent_kernel_factory(loss3.op, None) is nn_ops._sparse_xent_kernel
+
+
+@pytest.mark.parametrize("bad", [-1, 4])
+def test_sparse_xent_fast_path_rejects_labels_out_of_range(bad):
+    sess, x, y, loss, _ = _sparse_xent([None, 4], np.array([0], np.int32))
+    with pytest.raises(Exception, match=r"valid range \[0, 4\)"):
+        sess.run(loss, {x: np.zeros((2, 4), np.float32), y: np.array([1, bad], np.int32)})
+
+
+def _conv_graph(nchw):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float64, [None, 6, 9, 9] if nchw else [None, 9, 9, 6])
+        w = tf.placeholder(tf.float64, [3, 3, 6, 5])
+        y = tf.nn.conv2d(x, w, [1, 1, 2, 2] if nchw else [1, 2, 2, 1], "SAME",
+                         data_format="NCHW" if nchw else "NHWC")
+        dx, dw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+        sess = tf.Session(graph=g)
+    return sess, x, w, (y, dx, dw)
+
+
+@pytest.mark.parametrize("nchw", [False, True])
+def test_conv_in_image_chunks_equals_whole_batch(monkeypatch, nchw):
+    """Conv2D and its filter gradient split the batch into im2col chunks when the columns
+    are large: same values as the whole-batch columns (float64: to rounding)."""
+    from estimator_npu.engine.ops import conv_ops
+    rng = np.random.default_rng(5)
+    xv = rng.standard_normal((7, 6, 9, 9) if nchw else (7, 9, 9, 6))
+    wv = rng.standard_normal((3, 3, 6, 5))
+    sess, x, w, fetches = _conv_graph(nchw)
+    whole = sess.run(fetches, {x: xv, w: wv})
+    per_image = 5 * 5 * 3 * 3 * 6 * 8
+    monkeypatch.setattr(conv_ops, "_CHUNKED_COLS_BYTES", 0)
+    monkeypatch.setattr(conv_ops, "_CHUNK_BYTES", 3 * per_image)   # chunks of 3, 3, 1
+    assert conv_ops._chunk_images(7, 6, (5, 5), (3, 3), np.float64) == 3
+    sess2, x2, w2, fetches2 = _conv_graph(nchw)
+    chunked = sess2.run(fetches2, {x2: xv, w2: wv})
+    for a, b in zip(whole, chunked):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+    again = sess2.run(fetches2, {x2: xv[:2], w2: wv})            # one short chunk
+    for a, b in zip(sess.run(fetches, {x: xv[:2], w: wv}), again):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+
+
+def test_conv_chunking_keeps_few_channel_inputs_whole():
+    from estimator_npu.engine.ops import conv_ops
+    assert conv_ops._chunk_images(100, 1, (28, 28), (5, 5), np.float32) == 100
+    assert conv_ops._chunk_images(100, 32, (14, 14), (5, 5), np.float32) < 100
