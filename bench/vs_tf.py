@@ -181,6 +181,10 @@ def child(backend, name):
         rate, info = run_softmax(tf), {}
     else:
         rate, info = run_estimator(tf, name)
+    if backend != "tf":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from _common import blas_kernels
+        info["blas"] = blas_kernels()
     print(json.dumps(dict(info, backend=backend, workload=name, steps_per_s=rate)))
 
 
@@ -216,19 +220,23 @@ def main():
         backends.append(("before", sys.executable))
     roots = {"before": os.path.abspath(a.before) if a.before else None}
     samples = {(n, b): [] for n in names for b, _ in backends}
-    data = {}
+    data, blas = {}, set()
     for rep in range(a.reps):
         for n in names:
             for b, py in (backends if rep % 2 == 0 else backends[::-1]):
                 r = measure(py, b, n, roots.get(b) or ROOT)
                 samples[(n, b)].append(r["steps_per_s"])
                 data.setdefault(n, r.get("data"))
+                if r.get("blas"):
+                    blas.add(r["blas"])
                 print(f"  rep {rep + 1} {n:13s} {b:5s} {r['steps_per_s']:10.1f} steps/s",
                       flush=True)
     out = {"machine": os.uname().machine, "cpus": len(os.sched_getaffinity(0)),
-           "reps": a.reps, "workloads": {}}
+           "reps": a.reps, "numpy_blas": sorted(blas), "workloads": {}}
     med = {k: statistics.median(v) for k, v in samples.items()}
-    print(f"\nsteps/s, medians of {a.reps} alternating runs")
+    print(f"\nsteps/s, medians of {a.reps} alternating runs; numpy's BLAS: "
+          f"{', '.join(sorted(blas)) or 'unknown'}; load average at the end: "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     cols = [b for b, _ in backends]
     print(f"{'workload':30s}" + "".join(f"{b:>10s}" for b in cols) +
           (f"{'ours / TF':>11s}" if a.tf_python else "") +
