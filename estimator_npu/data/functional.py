@@ -113,11 +113,22 @@ class MapNode(Node):
     def iterate(self, env):
         it = self.inputs[0].elements(env)
         n = self._parallel
-        if n == AUTOTUNE:
-            n = os.cpu_count() or 1
+        if n is not None:
+            # More threads than usable cores only add switching (the traced function holds
+            # the GIL between numpy calls); scripts ask for 32-64 per map, and nested or
+            # interleaved maps would otherwise start hundreds of threads.
+            n = min(usable_cores(), n if n != AUTOTUNE else 1 << 30)
         if n is None or n <= 1:
             return map(self._apply, it)
         return ordered_parallel_map(self._apply, it, n)
+
+
+def usable_cores():
+    """How many cores this process may run on (its CPU affinity where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
 
 
 def ordered_parallel_map(fn, it, workers):
