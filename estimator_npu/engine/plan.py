@@ -257,9 +257,18 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
             line_ops[len(lines)] = op
             _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
             continue
+        args = ", ".join(fresh[t] if t in stale else names[t] for t in op.inputs)
+        if getattr(s.kernel, "passes_inputs", False) and len(op.outputs) == 1:
+            # a rewrite made this op hand its inputs on (one input: itself, else a tuple):
+            # an assignment, not a call
+            out = names[op.outputs[0]] = ident.make("t_", op.name)
+            value = args if len(op.inputs) == 1 else f"({args}, )"
+            lines.append(f"    {out} = {value}{comment}")
+            line_ops[len(lines)] = op
+            _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
+            continue
         k = ident.make("k_", op.name)
         ns[k] = s.kernel
-        args = ", ".join(fresh[t] if t in stale else names[t] for t in op.inputs)
         if registry.get(op.type).stateful:
             stale.update(fresh)
         if len(op.outputs) == 1:

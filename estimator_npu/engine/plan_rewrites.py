@@ -126,6 +126,10 @@ def _pass(a):
     return a
 
 
+# the plan emits these as assignments (``t = a`` / ``t = (a, b, )``), not calls
+_pass_pair.passes_inputs = _pass.passes_inputs = True
+
+
 def _masked_product(cast_second):
     if cast_second:
         return lambda d, p: np.multiply(d, np.greater(p[0], p[1]))

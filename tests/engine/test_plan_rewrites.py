@@ -133,3 +133,22 @@ def test_bias_gradient_sum_over_leading_axes():
         np.testing.assert_allclose(got, x.sum(axis=(0, 1, 2), keepdims=keep), rtol=1e-12)
     np.testing.assert_allclose(_fast.make_sum((0, 1), False, 4, True)(x), x.sum(axis=(0, 1)),
                                rtol=1e-12)
+
+
+def test_masked_product_inputs_are_assignments_not_calls():
+    """The Greater and Cast of a rewritten ReLU gradient hand their inputs on: the plan
+    has no call for them, only assignments."""
+    x = tf.placeholder(tf.float32, [None, 4])
+    w = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) - 5)
+    loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w)))
+    (gw,) = tf.gradients(loss, [w])
+    xv = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        plan = sess.compile([gw], [x])
+        lines = {op.type: plan.source.splitlines()[n - 1] for n, op in plan.line_ops.items()}
+        got = plan.fn(xv)[0]
+    assert "k_" not in lines["Greater"].split("#")[0], lines["Greater"]
+    assert "k_" not in lines["Cast"].split("#")[0], lines["Cast"]
+    wv = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
+    np.testing.assert_allclose(got, xv.T @ (xv @ wv > 0).astype(np.float32), rtol=1e-6)
