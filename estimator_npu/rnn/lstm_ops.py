@@ -14,8 +14,11 @@ gradient, so a ``while_loop`` records them per step.
 import numpy as np
 
 from estimator_npu.engine.ops.core import make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
+
 
 def lstm_block(x, c, h, kernel, bias, forget_bias, name="lstm_block"):
     """One fused LSTM step; returns ``(new_c, new_h)``."""
@@ -115,7 +118,7 @@ def _grad_kernel(op, ctx):
     return backward
 
 
-register("LSTMBlock", kernel=_forward_kernel, grad=_grad)
-register("LSTMBlockGrad", kernel=_grad_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("LSTMBlock", kernel=_forward_kernel, grad=_grad)
+OPS.define("LSTMBlockGrad", kernel=_grad_kernel, grad=NOT_DIFFERENTIABLE)
 
 __all__ = ["lstm_block"]

@@ -17,11 +17,14 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.control_ops import _checked, _union_inputs, _zeros
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.ops.tensor_array_ops import TAValue
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape, as_shape
 from estimator_npu.engine.subgraph import (flatten_values, gradient_of, pack_like, trace,
                                            zeros_for)
 from estimator_npu.utils import nest
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _SCALAR = TensorShape([])
 
@@ -249,22 +252,18 @@ def _while_grad_kernel(op, ctx):
                     if a is None:
                         acc[j] = v
                     elif owned[j]:
-                        a += v
+                        if type(a) is TAValue:
+                            a.add_into(v)
+                        else:
+                            a += v
                     else:
-                        acc[j] = _add(a, v)
-                        owned[j] = type(acc[j]) is np.ndarray
+                        acc[j] = a.add(v) if type(a) is TAValue else a + v
+                        owned[j] = type(acc[j]) in (np.ndarray, TAValue)
             dys = tuple(d_args[i] for i in diff)
         out = tuple(dys) + tuple(acc[j] if acc[j] is not None else _zeros(xs[j])
                                  for j in want)
         return out if len(out) != 1 else out[0]
     return run
-
-
-def _add(a, b):
-    from estimator_npu.engine.ops.tensor_array_ops import TAValue
-    if isinstance(a, TAValue):
-        return a.add(b)
-    return a + b
 
 
 _while_kernel.subplans = lambda op, ctx: [
@@ -275,9 +274,9 @@ _while_grad_kernel.subplans = lambda op, ctx: [
     ("gradient of the body", gradient_of(op.attrs["forward"].attrs["subgraphs"][1]).compile(
         ctx, op.attrs["forward"].attrs["subgraphs"][1])[0])]
 
-register("While", kernel=_while_kernel, grad=_while_grad, may_alias=True, stateful=True,
-         subgraphs=True)
-register("WhileGrad", kernel=_while_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
-         subgraphs=True)
+OPS.define("While", kernel=_while_kernel, grad=_while_grad, may_alias=True, stateful=True,
+           subgraphs=True)
+OPS.define("WhileGrad", kernel=_while_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
+           subgraphs=True)
 
 __all__ = ["while_loop"]
