@@ -103,7 +103,7 @@ def _write_kernel(op, ctx):
         items = list(flow.items)
         if i >= len(items):
             items.extend([None] * (i + 1 - len(items)))
-        items[i] = np.asarray(value)
+        items[i] = value if type(value) is np.ndarray else np.asarray(value)
         return flow._like(items)
     return write
 
@@ -231,8 +231,13 @@ def _grad_read_kernel(op, ctx):
 def _grad_clear_kernel(op, ctx):
     def clear(dflow, indices):
         items = list(dflow.items)
-        for i in np.asarray(indices).reshape(-1):
-            if i < len(items):
+        n = len(items)
+        if isinstance(indices, (np.ndarray, list, tuple)):
+            idx = np.ravel(indices).tolist()
+        else:  # one index (a write's gradient): a numpy or Python integer
+            idx = (int(indices),)
+        for i in idx:
+            if i < n:
                 items[i] = None
         return dflow._like(items)
     return clear
@@ -249,6 +254,14 @@ def _grad_put_kernel(op, ctx):
             items[i] = dy[k] if items[i] is None else items[i] + dy[k]
         return TAValue(items)
     return put
+
+
+def _grad_put_at_kernel(op, ctx):
+    def put_at(index, dy):  # the gradient of one read: entry ``index`` only
+        items = [None] * (int(index) + 1)
+        items[-1] = dy
+        return TAValue(items)
+    return put_at
 
 
 def _grad_gather_kernel(op, ctx):
@@ -315,9 +328,7 @@ def _write_grad(op, dflow):
 
 
 def _read_grad(op, dy):
-    _, index = op.inputs
-    from estimator_npu.engine.ops.array_ops import expand_dims, reshape
-    return [_variant("TensorArrayGradPut", [reshape(index, [1]), expand_dims(dy, 0)]), None]
+    return [_variant("TensorArrayGradPutAt", [op.inputs[1], dy]), None]
 
 
 def _stack_grad(op, dy):
@@ -394,6 +405,7 @@ OPS.define("TensorArrayGradSum", kernel=_grad_sum_kernel, grad=NOT_DIFFERENTIABL
 OPS.define("TensorArrayGradRead", kernel=_grad_read_kernel, grad=NOT_DIFFERENTIABLE)
 OPS.define("TensorArrayGradClear", kernel=_grad_clear_kernel, grad=NOT_DIFFERENTIABLE)
 OPS.define("TensorArrayGradPut", kernel=_grad_put_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradPutAt", kernel=_grad_put_at_kernel, grad=NOT_DIFFERENTIABLE)
 OPS.define("TensorArrayGradGather", kernel=_grad_gather_kernel, grad=NOT_DIFFERENTIABLE)
 OPS.define("TensorArrayGradSplit", kernel=_grad_split_kernel, grad=NOT_DIFFERENTIABLE)
 OPS.define("TensorArrayGradConcat", kernel=_grad_concat_kernel, grad=NOT_DIFFERENTIABLE)
