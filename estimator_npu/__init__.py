@@ -13,7 +13,7 @@ from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, comple
 from estimator_npu.engine.gradients import gradients  # noqa: F401
 from estimator_npu.engine.graph_def import make_tensor_proto  # noqa: F401
 from estimator_npu.engine.graph_def import tensor_proto_value as make_ndarray  # noqa: F401
-from estimator_npu.engine.graph_import import import_graph_def  # noqa: F401
+from estimator_npu.train.graph_import import import_graph_def  # noqa: F401
 from estimator_npu.engine.tf_protos import (AttrValue, GraphDef, MetaGraphDef,  # noqa: F401
                                             NodeDef, TensorProto)
 from estimator_npu.engine.graph import (Graph, GraphKeys, Operation, Tensor,  # noqa: F401

@@ -160,8 +160,11 @@ def test_core_line_budget(layer):
     # TensorArray, map_fn/scan/fold), which must live in the engine (issue 15);
     # 9000 -> 11500 for the TF1 op surface real scripts use (scatter/gather_nd, image
     # resize, depthwise/transposed conv, dynamic shapes; issue 12) and GraphDef export and
-    # import (issue 13). Next round: move image_ops/composites above the engine.
-    budget = {"engine": 11500, "device": 1200, "hooks": 2500}[layer]
+    # import (issue 13); 11500 -> 11600 for the op table as data (an ``OPS`` OpFamily in
+    # each of 27 family modules, ``register_families``; issue 15) and 11650 for
+    # ``allocator`` (a session keeps freed memory: no page faults per training step).
+    # Next round: move image_ops/composites above the engine.
+    budget = {"engine": 11650, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

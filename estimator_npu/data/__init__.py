@@ -19,3 +19,17 @@ __all__ = ["Dataset", "Iterator", "make_one_shot_iterator", "make_initializable_
            "get_output_types", "get_output_shapes", "get_output_classes", "experimental",
            "AUTOTUNE", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
            "Options"]
+
+
+def _register_op_families():
+    """Adds this layer's op families (each module's ``OPS``) to the engine's op table: the
+    one place the data layer registers ops."""
+    from estimator_npu.engine import registry
+    from estimator_npu.data import (csv_ops, example_parsing, image_codecs, iterator_ops, raw_ops,
+                                    readers, sequence_parsing, sparse, string_ops)
+    registry.register_families([csv_ops.OPS, example_parsing.OPS, image_codecs.OPS,
+                                iterator_ops.OPS, raw_ops.OPS, readers.OPS, sequence_parsing.OPS,
+                                sparse.OPS, string_ops.OPS])
+
+
+_register_op_families()

@@ -19,8 +19,10 @@ from estimator_npu.data.structure import Spec
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _CSV_TYPES = ("float32", "float64", "int32", "int64", "string")
 
@@ -155,7 +157,7 @@ def _decode_csv_kernel(op, ctx):
     return run
 
 
-register("DecodeCSV", kernel=_decode_csv_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("DecodeCSV", kernel=_decode_csv_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,

@@ -25,8 +25,10 @@ from estimator_npu.data import example_fastpath
 from estimator_npu.data.sparse import SparseTensor
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _KIND = {"float32": "float_list", "int64": "int64_list", "string": "bytes_list"}
 _KIND_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
@@ -249,7 +251,7 @@ def _parse_example_kernel(op, ctx):
     return run
 
 
-register("ParseExample", kernel=_parse_example_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ParseExample", kernel=_parse_example_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def _build(serialized, features, names, batched, what, name):

@@ -22,8 +22,10 @@ from estimator_npu import errors
 from estimator_npu.data import png_writer
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _pil():
@@ -161,7 +163,7 @@ def _decode_kernel(op, ctx):
     return run
 
 
-register("DecodeImage", kernel=_decode_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("DecodeImage", kernel=_decode_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def _build_decode(kind, contents, channels, dtype, name, expand=True):
@@ -241,8 +243,8 @@ def _shape_kernel(op, ctx):
     return run
 
 
-register("DecodeAndCropJpeg", kernel=_crop_kernel, grad=NOT_DIFFERENTIABLE)
-register("ExtractJpegShape", kernel=_shape_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("DecodeAndCropJpeg", kernel=_crop_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ExtractJpegShape", kernel=_shape_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
@@ -298,9 +300,9 @@ def _encode_jpeg(op, image, quality, progressive, optimize, chroma, density):
     return out
 
 
-register("EncodePng", kernel=lambda op, ctx: (lambda x: _encode_png(
+OPS.define("EncodePng", kernel=lambda op, ctx: (lambda x: _encode_png(
     op, x, op.attrs["compression"])), grad=NOT_DIFFERENTIABLE)
-register("EncodeJpeg", kernel=lambda op, ctx: (lambda x: _encode_jpeg(
+OPS.define("EncodeJpeg", kernel=lambda op, ctx: (lambda x: _encode_jpeg(
     op, x, op.attrs["quality"], op.attrs["progressive"], op.attrs["optimize"],
     op.attrs["chroma"], op.attrs["density"])), grad=NOT_DIFFERENTIABLE)
 

@@ -37,7 +37,9 @@ from estimator_npu.data.base import Env, all_captures
 from estimator_npu.data.structure import Spec
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.core import make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 ONE_SHOT = "one_shot"
 INITIALIZABLE = "initializable"
@@ -147,11 +149,11 @@ def _get_next_kernel(op, ctx):
     return get_next
 
 
-register("MakeIterator", kernel=_make_iterator_kernel, grad=NOT_DIFFERENTIABLE,
-         stateful=True)
-register("IteratorGetNext", kernel=_get_next_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
-         input_source=True,
-         may_alias=True)
+OPS.define("MakeIterator", kernel=_make_iterator_kernel, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
+OPS.define("IteratorGetNext", kernel=_get_next_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
+           input_source=True,
+           may_alias=True)
 
 
 class Iterator:

@@ -16,8 +16,10 @@ from tensorboardX.proto import tensor_pb2
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 # TF's DataType enum values.
 _ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
@@ -83,7 +85,7 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length
                         "fixed_length": fixed_length}, name=name or "DecodeRaw")
 
 
-register("DecodeRaw", kernel=lambda op, ctx: (lambda x: _decode_raw(
+OPS.define("DecodeRaw", kernel=lambda op, ctx: (lambda x: _decode_raw(
     x, op.attrs["out_type"], op.attrs["little_endian"], op.attrs["fixed_length"], op)),
          grad=NOT_DIFFERENTIABLE)
 
@@ -159,9 +161,9 @@ def _scalar_obj(v):
     return a
 
 
-register("SerializeTensor", kernel=lambda op, ctx: (
+OPS.define("SerializeTensor", kernel=lambda op, ctx: (
     lambda x: _scalar_obj(tensor_proto_bytes(x, op.attrs["T"]))), grad=NOT_DIFFERENTIABLE)
-register("ParseTensor", kernel=lambda op, ctx: (
+OPS.define("ParseTensor", kernel=lambda op, ctx: (
     lambda s: tensor_from_proto_bytes(np.asarray(s, object)[()], op.attrs["out_type"], op)),
          grad=NOT_DIFFERENTIABLE)
 
@@ -214,9 +216,9 @@ def write_file(filename, contents, name=None):
                    name=name or "WriteFile")
 
 
-register("ReadFile", kernel=lambda op, ctx: (lambda f: _read_file(op, f)),
-         grad=NOT_DIFFERENTIABLE, stateful=True)
-register("WriteFile", kernel=lambda op, ctx: _write_file, grad=NOT_DIFFERENTIABLE,
-         stateful=True)
+OPS.define("ReadFile", kernel=lambda op, ctx: (lambda f: _read_file(op, f)),
+           grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("WriteFile", kernel=lambda op, ctx: _write_file, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
 
 __all__ = ["decode_raw", "serialize_tensor", "parse_tensor", "read_file", "write_file"]

@@ -15,8 +15,10 @@ from estimator_npu.data.base import Node
 from estimator_npu.data.dataset import Dataset
 from estimator_npu.data.structure import Spec
 from estimator_npu.engine import dtypes
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 class TFRecordDataset(Dataset):
@@ -169,8 +171,8 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
     return apply
 
 
-register("WriteDatasetToTFRecord", kernel=_write_dataset_kernel, grad=NOT_DIFFERENTIABLE,
-         stateful=True)
+OPS.define("WriteDatasetToTFRecord", kernel=_write_dataset_kernel, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
 
 __all__ = ["TFRecordWriter", "parallel_interleave", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "CsvDataset",
            "list_files",

@@ -16,8 +16,10 @@ from estimator_npu.data import example_parsing as ep
 from estimator_npu.data.sparse import SparseTensor
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _sequence_dense(d, flist, where):
@@ -80,7 +82,7 @@ def _kernel(op, ctx):
     return run
 
 
-register("ParseSingleSequenceExample", kernel=_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ParseSingleSequenceExample", kernel=_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def parse_single_sequence_example(serialized, context_features=None,

@@ -13,10 +13,12 @@ import numpy as np
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
 
 from estimator_npu.engine.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _to_dense(indices, values, dense_shape, default_value, validate_indices=True):
@@ -49,8 +51,8 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
                        {"default": default_value}, name=name or "SparseToDense")
 
 
-register("SparseToDense",
-         kernel=lambda op, ctx: (lambda i, v, s: _to_dense(i, v, s, op.attrs["default"])),
-         grad=NOT_DIFFERENTIABLE)
+OPS.define("SparseToDense",
+           kernel=lambda op, ctx: (lambda i, v, s: _to_dense(i, v, s, op.attrs["default"])),
+           grad=NOT_DIFFERENTIABLE)
 
 __all__ = ["SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense"]

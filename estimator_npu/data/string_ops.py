@@ -13,8 +13,10 @@ from estimator_npu import errors
 from estimator_npu.data.sparse import SparseTensor
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def as_bytes(v):
@@ -55,7 +57,7 @@ def _elementwise_kernel(op, ctx):
 
 for _t in ("StringLength", "StringToNumber", "StringStrip", "StringLower", "StringUpper",
            "RegexReplace", "Substr", "EncodeBase64", "DecodeBase64"):
-    register(_t, kernel=_elementwise_kernel, grad=NOT_DIFFERENTIABLE)
+    OPS.define(_t, kernel=_elementwise_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def length(input, name=None, unit="BYTE"):  # noqa: A002 - TF's argument name
@@ -170,7 +172,7 @@ def _as_string_kernel(op, ctx):
     return run
 
 
-register("AsString", kernel=_as_string_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("AsString", kernel=_as_string_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 # ---------------------------------------------------------------- join
@@ -202,7 +204,7 @@ def _join_kernel(op, ctx):
     return run
 
 
-register("StringJoin", kernel=_join_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("StringJoin", kernel=_join_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 # ---------------------------------------------------------------- split
@@ -236,7 +238,7 @@ def _split_kernel(op, ctx):
     return run
 
 
-register("StringSplit", kernel=_split_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("StringSplit", kernel=_split_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def _split(source, mode, sep, maxsplit, skip_empty, name):

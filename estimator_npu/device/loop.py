@@ -26,9 +26,11 @@ from estimator_npu.engine.graph import GraphKeys, Operation, get_default_graph
 from estimator_npu.engine.ops.core import group, make_op
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.plan import needed_ops, reraise_from_plan
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.subgraph import RepeatedBody
 from estimator_npu.utils import logging
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 LOOP_SCOPE = "npu_runconfig"
 LOOP_VAR_NAMES = ("iterations_per_loop", "loop_cond", "zero", "one")
@@ -156,8 +158,8 @@ _loop_kernel.subplans = lambda op, ctx: [("body (runs k - 1 times)",
                                           op.attrs["subgraphs"][0].compile(ctx))]
 # runs_first: the loop and its ancestors run before the rest of the plan, which then runs
 # the last iteration itself (so fetches next to the loop come from the last iteration).
-register("IterationLoop", kernel=_loop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
-         runs_first=True, subgraphs=True)
+OPS.define("IterationLoop", kernel=_loop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True,
+           runs_first=True, subgraphs=True)
 
 
 class DeviceLoopRunner:

@@ -31,3 +31,14 @@ from estimator_npu.distribute.sync import broadcast_variables  # noqa: F401
 __all__ = ["rank", "size", "local_rank", "local_size", "is_distributed", "allreduce",
            "broadcast", "allgather", "broadcast_variables", "get_backend", "use_backend",
            "collective", "hccl"]
+
+
+def _register_op_families():
+    """Adds this layer's op families (each module's ``OPS``) to the engine's op table: the
+    one place the distribute layer registers ops."""
+    from estimator_npu.engine import registry
+    from estimator_npu.distribute import ops
+    registry.register_families([ops.OPS])
+
+
+_register_op_families()

@@ -23,8 +23,10 @@ import numpy as np
 
 from estimator_npu.distribute import collective
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 WORLD_GROUP = "hccl_world_group"
 
@@ -86,7 +88,7 @@ def _allreduce_grad(op, dy):
     return [allreduce(dy, reduction)]
 
 
-register("HcomAllReduce", kernel=_allreduce_kernel, grad=_allreduce_grad, stateful=True)
+OPS.define("HcomAllReduce", kernel=_allreduce_kernel, grad=_allreduce_grad, stateful=True)
 
 
 def broadcast(tensor, root_rank=0, fusion=0, fusion_id=-1, group=WORLD_GROUP, name=None):
@@ -123,7 +125,7 @@ def _broadcast_kernel(op, ctx):
     return run
 
 
-register("HcomBroadcast", kernel=_broadcast_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("HcomBroadcast", kernel=_broadcast_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 def allgather(tensor, rank_size=None, group=WORLD_GROUP, name=None):
@@ -158,6 +160,6 @@ def _allgather_kernel(op, ctx):
     return run
 
 
-register("HcomAllGather", kernel=_allgather_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("HcomAllGather", kernel=_allgather_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 __all__ = ["allreduce", "broadcast", "allgather"]

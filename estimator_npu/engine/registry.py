@@ -1,8 +1,17 @@
 """The op table: one entry per primitive op type, forward kernel next to its gradient.
 
-Each primitive is registered once, in the module of its family::
+Each op family (a module of ``engine/ops``, or of a layer above) exports its definitions
+as data, an ``OpFamily`` named ``OPS``; defining an op registers nothing::
 
-    register("Exp", kernel=simple(np.exp), grad=lambda op, dy: [dy * op.outputs[0]])
+    OPS = OpFamily(__name__)
+    OPS.define("Exp", kernel=simple(np.exp), grad=lambda op, dy: [dy * op.outputs[0]])
+
+The table is built by explicit calls, in known places: ``engine/ops/__init__.py`` lists
+the engine's families (``FAMILIES``) and registers them once; each layer above that has
+ops of its own (``data``, ``train``, ``rnn``, ``device``, ``distribute``) lists its
+families in its package ``__init__`` and calls ``register_families`` there. Importing a
+family module never changes the table. ``register(op_type, ...)`` adds one op directly
+(for user or third-party extensions).
 
 * ``kernel(op, ctx)`` is called once when a session compiles an execution plan and
   returns the callable that the plan replays: ``fn(*input_arrays) -> array`` (a tuple for
@@ -17,7 +26,7 @@ Each primitive is registered once, in the module of its family::
   instead of a call (used for cheap reads such as variable values).
 
 Properties the plan compiler needs are flags on the definition, never op-type strings
-(all optional keyword arguments of ``register``, ``False`` by default):
+(all optional keyword arguments of ``define``/``register``, ``False`` by default):
 
 * ``runs_first``: the op and its ancestors run before every other op of a plan (the
   device loop, so that fetches next to it see the state after the loop).
@@ -30,9 +39,6 @@ Properties the plan compiler needs are flags on the definition, never op-type st
 * ``constant``: the op has no inputs and a fixed value (used directly inside bodies).
 * ``subgraphs``: the op runs traced subgraphs (``attrs["subgraphs"]``: cond branches,
   loop bodies); inspection and ``explain`` look into them.
-
-The table itself is built here; op families add their entries with explicit
-``register`` calls (``estimator_npu.engine.ops`` imports every family once).
 """
 import functools
 import sys
@@ -67,22 +73,80 @@ class OpDef:
         return self.grad is not NOT_DIFFERENTIABLE
 
 
+class OpFamily:
+    """One op family's definitions, as data: an ordered, named collection of ``OpDef``.
+
+    ``define`` builds and records a definition; nothing enters the op table until the
+    family is passed to ``register_families``."""
+
+    def __init__(self, name):
+        self.name = name  # the defining module, ``OpDef.family`` of every member
+        self._defs = {}
+
+    def define(self, op_type, kernel, grad, may_alias=False, inline=None, stateful=False,
+               **flags):
+        """Records the definition of primitive ``op_type`` (arguments as ``register``)."""
+        if op_type in self._defs:
+            raise ValueError(f"Op type {op_type!r} is defined twice in {self.name}.")
+        d = _make_def(op_type, kernel, grad, may_alias, inline, stateful, self.name, flags)
+        self._defs[op_type] = d
+        return d
+
+    def types(self):
+        return list(self._defs)
+
+    def __iter__(self):
+        return iter(self._defs.values())
+
+    def __len__(self):
+        return len(self._defs)
+
+    def __repr__(self):
+        return f"<OpFamily {self.name}: {len(self)} ops>"
+
+
+def _make_def(op_type, kernel, grad, may_alias, inline, stateful, family, flags):
+    if grad is None:
+        raise ValueError(f"Op type {op_type!r} needs a gradient function or "
+                         "NOT_DIFFERENTIABLE.")
+    return OpDef(op_type, kernel, grad, may_alias, inline, stateful, family, **flags)
+
+
 _TABLE = {}
 
 
+def register_families(families):
+    """Adds every definition of each ``OpFamily`` in ``families`` to the op table.
+
+    Raises ``ValueError`` if an op type is already registered by another definition (the
+    table is left as it was)."""
+    families = list(families)
+    for fam in families:
+        if not isinstance(fam, OpFamily):
+            raise TypeError(f"register_families expects OpFamily objects (a family "
+                            f"module's OPS), got {type(fam).__name__}")
+    new = {}
+    for fam in families:
+        for d in fam:
+            other = new.get(d.type) or _TABLE.get(d.type)
+            if other is not None and other is not d:
+                raise ValueError(f"Op type {d.type!r} of {fam.name} is already registered "
+                                 f"(by {other.family}).")
+            new[d.type] = d
+    _TABLE.update(new)
+
+
 def register(op_type, kernel, grad, may_alias=False, inline=None, stateful=False, **flags):
-    """Registers primitive ``op_type``; ``grad`` is required (or ``NOT_DIFFERENTIABLE``).
+    """Registers primitive ``op_type`` directly (an extension outside the op families);
+    ``grad`` is required (or ``NOT_DIFFERENTIABLE``).
 
     ``flags`` are the compiler properties listed in the module docstring."""
     if op_type in _TABLE:
         raise ValueError(f"Op type {op_type!r} is already registered.")
-    if grad is None:
-        raise ValueError(f"Op type {op_type!r} needs a gradient function or "
-                         "NOT_DIFFERENTIABLE.")
     family = sys._getframe(1).f_globals.get("__name__")
-    _TABLE[op_type] = OpDef(op_type, kernel, grad, may_alias, inline, stateful, family,
-                            **flags)
-    return _TABLE[op_type]
+    d = _make_def(op_type, kernel, grad, may_alias, inline, stateful, family, flags)
+    _TABLE[op_type] = d
+    return d
 
 
 def get(op_type):
@@ -93,16 +157,14 @@ def get(op_type):
 
 
 def registered_types():
-    """All registered op types (imports every op family first)."""
-    import estimator_npu.engine.ops  # noqa: F401 - populates the table
+    """All registered op types."""
     return sorted(_TABLE)
 
 
 def families():
     """``{family module: [op types]}``: the table grouped by the module defining each op
-    (the engine's families, listed in ``engine.ops.FAMILIES``, and any layer above that
-    registered its own ops)."""
-    import estimator_npu.engine.ops  # noqa: F401 - populates the table
+    (the engine's families, listed in ``engine.ops.FAMILIES``, and those the layers above
+    registered)."""
     out = {}
     for t, d in sorted(_TABLE.items()):
         out.setdefault(d.family, []).append(t)

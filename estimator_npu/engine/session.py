@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from estimator_npu import errors
-from estimator_npu.engine import _errstate
+from estimator_npu.engine import _errstate, allocator
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
@@ -173,6 +173,7 @@ class Session:
     """
 
     def __init__(self, target="", graph=None, config=None):
+        allocator.retain_freed_memory()  # once per process: see engine/allocator.py
         self._graph = graph if graph is not None else get_default_graph()
         self._config = config
         self._stores = {}

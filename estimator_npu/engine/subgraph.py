@@ -24,6 +24,8 @@ from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.engine.plan import needed_ops
 from estimator_npu.utils import nest
 
+OPS = registry.OpFamily(__name__)  # this family's op definitions (data)
+
 
 class TraceFrame:
     """The ops of one subgraph being traced, and the outer tensors they capture."""
@@ -297,4 +299,4 @@ def _subgraph_arg_kernel(op, ctx):
         "while that subgraph runs")
 
 
-registry.register("SubgraphArg", kernel=_subgraph_arg_kernel, grad=registry.NOT_DIFFERENTIABLE)
+OPS.define("SubgraphArg", kernel=_subgraph_arg_kernel, grad=registry.NOT_DIFFERENTIABLE)

@@ -19,10 +19,12 @@ from estimator_npu.engine import dtypes, init_ops
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops import array_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
 from estimator_npu.rnn.lstm_ops import lstm_block
 from estimator_npu.utils import nest
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
@@ -55,7 +57,7 @@ def _zero_state_kernel(op, ctx):
 
 
 # zeros of a batch size known only at run time (the batch dim of the inputs)
-register("ZeroState", kernel=_zero_state_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ZeroState", kernel=_zero_state_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 class RNNCell:

@@ -14,8 +14,11 @@ gradient, so a ``while_loop`` records them per step.
 import numpy as np
 
 from estimator_npu.engine.ops.core import make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
+
 
 def lstm_block(x, c, h, kernel, bias, forget_bias, name="lstm_block"):
     """One fused LSTM step; returns ``(new_c, new_h)``."""
@@ -92,30 +95,39 @@ def _grad(op, dc, dh, dgates, dtc):
 
 
 def _grad_kernel(op, ctx):
+    spare = []  # scratch (dz, gate derivatives, [x h]) kept between calls, one set per caller
+
     def backward(x, c, h, kernel, gates, tc, dnc, dnh):
         n = kernel.shape[1] // 4
         d = x.shape[1]
+        scratch = spare.pop() if spare else None
+        if scratch is None or scratch[0].shape != gates.shape or \
+                scratch[0].dtype != gates.dtype or scratch[2].shape[1] != d + n:
+            scratch = (np.empty_like(gates), np.empty_like(gates),
+                       np.empty((gates.shape[0], d + n), gates.dtype))
+        dz, deriv, xh = scratch
         i, j, f, o = gates[:, :n], gates[:, n:2 * n], gates[:, 2 * n:3 * n], gates[:, 3 * n:]
         dc_total = dnh * o
         dc_total *= 1 - tc * tc
         dc_total += dnc
-        dz = np.empty_like(gates)
         np.multiply(dc_total, j, out=dz[:, :n])
         np.multiply(dc_total, i, out=dz[:, n:2 * n])
         np.multiply(dc_total, c, out=dz[:, 2 * n:3 * n])
         np.multiply(dnh, tc, out=dz[:, 3 * n:])
-        deriv = 1 - gates  # sigmoid' = g (1 - g); tanh' = 1 - g^2 for j
+        np.subtract(1, gates, out=deriv)  # sigmoid' = g (1 - g); tanh' = 1 - g^2 for j
         deriv *= gates
         np.multiply(j, j, out=deriv[:, n:2 * n])
         np.subtract(1, deriv[:, n:2 * n], out=deriv[:, n:2 * n])
         dz *= deriv
-        xh = np.concatenate([x, h], 1)
+        xh[:, :d] = x
+        xh[:, d:] = h
         dxh = dz @ kernel.T
-        return dxh[:, :d], dc_total * f, dxh[:, d:], xh.T @ dz, dz.sum(0)
+        out = dxh[:, :d], dc_total * f, dxh[:, d:], xh.T @ dz, dz.sum(0)
+        spare.append(scratch)
+        return out
     return backward
 
-
-register("LSTMBlock", kernel=_forward_kernel, grad=_grad)
-register("LSTMBlockGrad", kernel=_grad_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("LSTMBlock", kernel=_forward_kernel, grad=_grad)
+OPS.define("LSTMBlockGrad", kernel=_grad_kernel, grad=NOT_DIFFERENTIABLE)
 
 __all__ = ["lstm_block"]

@@ -65,3 +65,15 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(__all__) | _HOOK_NAMES)
+
+
+def _register_op_families():
+    """Adds this layer's op families (each module's ``OPS``) to the engine's op table: the
+    one place the train layer registers ops."""
+    from estimator_npu.engine import registry
+    from estimator_npu.train import apply_op, checkpoint_utils, loss_scale, summary_ops
+    registry.register_families([apply_op.OPS, checkpoint_utils.OPS, loss_scale.OPS,
+                                summary_ops.OPS])
+
+
+_register_op_families()

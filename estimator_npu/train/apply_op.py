@@ -49,8 +49,10 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine import threads
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.train.update_rules import Layout
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 # One numpy call costs about as much as copying this many float32 elements (~1 us vs
 # ~0.3 ns per element, measured on the project's reference machines).
@@ -396,6 +398,6 @@ def _apply_kernel(op, ctx):
     return apply_updates
 
 
-register("ApplyUpdates", kernel=_apply_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("ApplyUpdates", kernel=_apply_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 __all__ = ["FlatState", "use_flat", "CALL_COST_ELEMENTS"]

@@ -21,9 +21,11 @@ import numpy as np
 
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
 from estimator_npu.engine.ops.state_ops import Variable
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.train import checkpoint_io
 from estimator_npu.utils import logging
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _restore_kernel(op, ctx):
@@ -34,7 +36,7 @@ def _restore_kernel(op, ctx):
     return restore
 
 
-register("RestoreV2", kernel=_restore_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("RestoreV2", kernel=_restore_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 def _resolve(ckpt_dir_or_file):

@@ -48,9 +48,10 @@ from estimator_npu.engine.graph import GraphKeys, get_default_graph
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, no_op
 from estimator_npu.engine.ops.state_ops import Variable
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
-from estimator_npu.train import summary_ops  # noqa: F401 - registers ScalarSummary
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.utils import validation
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 _TRUE = np.array(True)
@@ -162,8 +163,8 @@ def _all_finite_kernel(op, ctx):
 
 # The outputs are per-kernel buffers reused by the next run: ``may_alias`` makes a session
 # copy them when they are fetched.
-register("UnscaleGradients", kernel=_unscale_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True)
-register("AllFinite", kernel=_all_finite_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("UnscaleGradients", kernel=_unscale_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True)
+OPS.define("AllFinite", kernel=_all_finite_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 # ------------------------------------------------------------------ dynamic rule
@@ -210,7 +211,7 @@ def _update_kernel(op, ctx):
     return update
 
 
-register("UpdateLossScale", kernel=_update_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("UpdateLossScale", kernel=_update_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 # ------------------------------------------------------------------ managers

@@ -16,7 +16,7 @@ from google.protobuf import text_format
 
 from estimator_npu.engine import tf_protos as pb
 from estimator_npu.engine.graph import GraphKeys, Operation, Tensor, get_default_graph
-from estimator_npu.engine.graph_import import import_graph_def
+from estimator_npu.train.graph_import import import_graph_def
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.train.checkpoint_io import atomic_write
 

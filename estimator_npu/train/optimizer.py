@@ -52,7 +52,6 @@ from estimator_npu.engine.ops import array_ops
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.ops.state_ops import variable_op as _var_op
-from estimator_npu.train import apply_op  # noqa: F401 - registers ApplyUpdates
 from estimator_npu.utils import validation
 
 _FLOAT_TYPES = ("float16", "bfloat16", "float32", "float64")

@@ -23,7 +23,9 @@ from estimator_npu import errors
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 class SummaryValue:
@@ -242,11 +244,11 @@ def _merge_kernel(op, ctx):
     return run
 
 
-register("ScalarSummary", kernel=_scalar_kernel, grad=NOT_DIFFERENTIABLE)
-register("HistogramSummary", kernel=_histogram_kernel, grad=NOT_DIFFERENTIABLE)
-register("ImageSummary", kernel=_image_kernel, grad=NOT_DIFFERENTIABLE)
-register("TextSummary", kernel=_text_kernel, grad=NOT_DIFFERENTIABLE)
-register("MergeSummary", kernel=_merge_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ScalarSummary", kernel=_scalar_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("HistogramSummary", kernel=_histogram_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ImageSummary", kernel=_image_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TextSummary", kernel=_text_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("MergeSummary", kernel=_merge_kernel, grad=NOT_DIFFERENTIABLE)
 
 __all__ = ["Summary", "SummaryValue", "scalar", "histogram", "image", "text", "merge",
            "merge_all", "clean_tag"]

@@ -177,7 +177,20 @@ def _ta_dynamic(x, y):
     return ta.stack()
 
 
+def _ta_read_in_loop(x, y):
+    # a captured TensorArray read in every iteration, entry 1 seven times: the loop's
+    # gradient accumulates into the same entry across iterations
+    ta = tf.TensorArray(tf.float64, size=2, clear_after_read=False).unstack(tf.stack([x, y]))
+
+    def body(i, a):
+        return i + 1, tf.sin(a) * ta.read(tf.minimum(i, 1)) + ta.read(1)
+    return tf.while_loop(lambda i, a: i < 4, body, [0, x])[1]
+
+
 case("TensorArrayWriteV3", "in_loop", _ta_loop, normal((3,), (3,)))
+for dyn in (False, True):
+    case("TensorArrayReadV3", "captured_in_loop" + ("_dynamic" if dyn else ""),
+         _ta_read_in_loop, normal((3,), (3,)), dynamic=dyn)
 case("TensorArrayWriteV3", "dynamic_size", _ta_dynamic, normal((2,), (2,)), dynamic=True)
 case("TensorArrayReadV3", "unstacked", _ta_read, normal((2, 2), (2, 2)))
 case("TensorArrayUnstackV3", "read", _ta_read, normal((3,), (3,)), dynamic=True)

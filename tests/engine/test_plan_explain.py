@@ -55,8 +55,8 @@ def test_compiler_properties_are_flags_not_type_strings():
     source = (ROOT / "estimator_npu" / "engine" / "plan.py").read_text()
     for type_string in ('"VariableV2"', '"IteratorGetNext"', '"Assign"', '"run_first"'):
         assert type_string not in source
-    import estimator_npu.data  # noqa: F401 - registers IteratorGetNext
-    import estimator_npu.device  # noqa: F401 - registers IterationLoop
+    import estimator_npu.data  # noqa: F401 - its package registers IteratorGetNext
+    import estimator_npu.device  # noqa: F401 - its package registers IterationLoop
     assert registry.get("IterationLoop").runs_first and registry.get("IterationLoop").subgraphs
     assert registry.get("IteratorGetNext").input_source
     assert registry.get("VariableV2").reads_variable

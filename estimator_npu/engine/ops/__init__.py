@@ -1,4 +1,9 @@
-"""Op families. Importing this package registers every primitive in the op table."""
+"""The engine's op families, and the one place that builds the engine's op table.
+
+Each family module exports its definitions as data (``OPS``, a ``registry.OpFamily``);
+importing it registers nothing. ``FAMILIES`` lists them, and the call at the end of this
+module puts them in the table. The layers above register their own families the same
+way, from their package ``__init__``."""
 from estimator_npu.engine.ops import core  # noqa: F401
 from estimator_npu.engine.ops import math_ops  # noqa: F401
 from estimator_npu.engine.ops import reduction_ops  # noqa: F401
@@ -21,9 +26,15 @@ from estimator_npu.engine.ops import image_ops  # noqa: F401
 from estimator_npu.engine.ops import dynamic_shape  # noqa: F401
 from estimator_npu.engine.ops import composites  # noqa: F401
 from estimator_npu.engine.ops import custom_grad  # noqa: F401
+from estimator_npu.engine.ops import pool_ops  # noqa: F401
+from estimator_npu.engine.ops import broadcast_grad  # noqa: F401
+from estimator_npu.engine.ops import tile_ops  # noqa: F401
+from estimator_npu.engine import registry, subgraph
 
 # The op families whose definitions make up the engine's op table, in registration order.
 FAMILIES = (core, math_ops, reduction_ops, array_ops, slice_ops, state_ops, random_ops,
             nn_ops, conv_ops, control_ops, loop_ops, tensor_array_ops, sequence_ops,
             script_ops, clip_ops, math_extra_ops, scatter_ops, nn_extra_ops, image_ops,
-            dynamic_shape, composites, custom_grad)
+            dynamic_shape, composites, custom_grad, pool_ops, broadcast_grad, tile_ops, subgraph)
+
+registry.register_families(family.OPS for family in FAMILIES)

@@ -4,29 +4,11 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
+from estimator_npu.engine.ops.core import static_ints as _static_ints
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape, as_shape
 
-
-def _static_ints(value, what, op_name):
-    """A Python list of ints from a list/tuple/array/constant tensor (``None`` if dynamic)."""
-    if isinstance(value, Tensor):
-        if value.op.type == "Const":
-            return [int(v) for v in np.ravel(value.op.attrs["value"])]
-        return None
-    if hasattr(value, "_as_tensor"):
-        return None
-    if np.isscalar(value):
-        value = [value]
-    bad = next((v for v in (value if isinstance(value, (list, tuple)) else [])
-                if isinstance(v, (float, np.floating, str, bytes))), None)
-    if bad is not None:
-        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r} (holding "
-                        f"{type(bad).__name__} {bad!r})")
-    try:
-        return [int(-1 if v is None else v) for v in value]
-    except TypeError:
-        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r}") from None
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ shape queries
@@ -48,14 +30,14 @@ def rank(input, name=None):  # noqa: A002
     return make_tensor("Rank", [x], dtypes.int32, [], name=name)
 
 
-register("Shape", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
-                                          np.array(np.shape(x), dtype=_d)),
-         grad=NOT_DIFFERENTIABLE)
-register("Size", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
-                                         np.array(np.size(x), dtype=_d)),
-         grad=NOT_DIFFERENTIABLE)
-register("Rank", kernel=simple(lambda x: np.array(np.ndim(x), dtype=np.int32)),
-         grad=NOT_DIFFERENTIABLE)
+OPS.define("Shape", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                            np.array(np.shape(x), dtype=_d)),
+           grad=NOT_DIFFERENTIABLE)
+OPS.define("Size", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                           np.array(np.size(x), dtype=_d)),
+           grad=NOT_DIFFERENTIABLE)
+OPS.define("Rank", kernel=simple(lambda x: np.array(np.ndim(x), dtype=np.int32)),
+           grad=NOT_DIFFERENTIABLE)
 
 
 # ------------------------------------------------------------------ reshape family
@@ -98,12 +80,12 @@ def reshape_like(x, like):
     return make_tensor("ReshapeLike", [x, like], x.dtype, like.shape)
 
 
-register("Reshape", kernel=lambda op, ctx: (lambda x, _s=op.attrs["shape"]: np.reshape(x, _s)),
-         grad=_reshape_grad, may_alias=True)
-register("ReshapeDynamic", kernel=simple(lambda x, s: np.reshape(x, tuple(s))),
-         grad=_reshape_grad, may_alias=True)
-register("ReshapeLike", kernel=simple(lambda x, like: np.reshape(x, np.shape(like))),
-         grad=lambda op, dy: [reshape_like(dy, op.inputs[0]), None], may_alias=True)
+OPS.define("Reshape", kernel=lambda op, ctx: (lambda x, _s=op.attrs["shape"]: np.reshape(x, _s)),
+           grad=_reshape_grad, may_alias=True)
+OPS.define("ReshapeDynamic", kernel=simple(lambda x, s: np.reshape(x, tuple(s))),
+           grad=_reshape_grad, may_alias=True)
+OPS.define("ReshapeLike", kernel=simple(lambda x, like: np.reshape(x, np.shape(like))),
+           grad=lambda op, dy: [reshape_like(dy, op.inputs[0]), None], may_alias=True)
 
 
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
@@ -131,7 +113,7 @@ def _expand_dims_kernel(op, ctx):
     return lambda x: x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
-register("ExpandDims", kernel=_expand_dims_kernel, grad=_reshape_grad, may_alias=True)
+OPS.define("ExpandDims", kernel=_expand_dims_kernel, grad=_reshape_grad, may_alias=True)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
@@ -157,7 +139,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     return make_tensor("Squeeze", [x], x.dtype, shp, {"axis": axis}, name=name)
 
 
-register("Squeeze", kernel=with_attrs(np.squeeze, "axis"), grad=_reshape_grad, may_alias=True)
+OPS.define("Squeeze", kernel=with_attrs(np.squeeze, "axis"), grad=_reshape_grad, may_alias=True)
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
@@ -175,10 +157,10 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     return make_tensor("Transpose", [x], x.dtype, shp, {"axes": perm}, name=name)
 
 
-register("Transpose", kernel=with_attrs(np.transpose, "axes"),
-         grad=lambda op, dy: [transpose(dy, None if op.attrs["axes"] is None else
-                                        list(np.argsort(op.attrs["axes"])))],
-         may_alias=True)
+OPS.define("Transpose", kernel=with_attrs(np.transpose, "axes"),
+           grad=lambda op, dy: [transpose(dy, None if op.attrs["axes"] is None else
+                                          list(np.argsort(op.attrs["axes"])))],
+           may_alias=True)
 
 
 # ------------------------------------------------------------------ join / split
@@ -229,13 +211,13 @@ def _split_like(dy, *xs, axis):
     return tuple(np.split(dy, idx, axis=axis))
 
 
-register("ConcatV2", kernel=lambda op, ctx: (lambda *xs, _a=op.attrs["axis"]:
-                                             np.concatenate(xs, axis=_a)),
-         grad=_concat_grad)
-register("SplitLike", kernel=with_attrs(_split_like, "axis"),
-         grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
-                                        for d, t in zip(dys, op.outputs)], op.attrs["axis"])]
-         + [None] * (len(op.inputs) - 1), may_alias=True)
+OPS.define("ConcatV2", kernel=lambda op, ctx: (lambda *xs, _a=op.attrs["axis"]:
+                                               np.concatenate(xs, axis=_a)),
+           grad=_concat_grad)
+OPS.define("SplitLike", kernel=with_attrs(_split_like, "axis"),
+           grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
+                                          for d, t in zip(dys, op.outputs)], op.attrs["axis"])]
+           + [None] * (len(op.inputs) - 1), may_alias=True)
 
 
 def stack(values, axis=0, name="stack"):
@@ -307,10 +289,10 @@ def _split_kernel(op, ctx):
     return lambda x: tuple(np.split(x, sections, axis=axis))
 
 
-register("Split", kernel=_split_kernel,
-         grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
-                                        for d, t in zip(dys, op.outputs)], op.attrs["axis"])],
-         may_alias=True)
+OPS.define("Split", kernel=_split_kernel,
+           grad=lambda op, *dys: [concat([d if d is not None else zeros_like(t)
+                                          for d, t in zip(dys, op.outputs)], op.attrs["axis"])],
+           may_alias=True)
 
 
 # ------------------------------------------------------------------ creation
@@ -325,8 +307,8 @@ def fill(dims, value, name=None):
     return make_tensor("Fill", [v], v.dtype, d, {"shape": tuple(d)}, name=name)
 
 
-register("Fill", kernel=lambda op, ctx: (lambda v, _s=op.attrs["shape"]: np.full(_s, v)),
-         grad=lambda op, dy: [reduce_all_sum(dy)])
+OPS.define("Fill", kernel=lambda op, ctx: (lambda v, _s=op.attrs["shape"]: np.full(_s, v)),
+           grad=lambda op, dy: [reduce_all_sum(dy)])
 
 
 def reduce_all_sum(x):
@@ -374,12 +356,12 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
 
 
 # The value does not depend on the input's values: zero gradient (TF NotDifferentiable).
-register("ZerosLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
-                                              np.zeros(np.shape(x), _d)),
-         grad=lambda op, dy: [None])
-register("OnesLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
-                                             np.ones(np.shape(x), _d)),
-         grad=lambda op, dy: [None])
+OPS.define("ZerosLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                                np.zeros(np.shape(x), _d)),
+           grad=lambda op, dy: [None])
+OPS.define("OnesLike", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"].np:
+                                               np.ones(np.shape(x), _d)),
+           grad=lambda op, dy: [None])
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
@@ -414,9 +396,9 @@ def _select_grad(op, dy):
     return [None, sum_to_like(where(c, dy, z), x), sum_to_like(where(c, z, dy), y)]
 
 
-register("Select", kernel=simple(np.where), grad=_select_grad)
-register("WhereIndices", kernel=simple(lambda c: np.argwhere(c).astype(np.int64)),
-         grad=NOT_DIFFERENTIABLE)
+OPS.define("Select", kernel=simple(np.where), grad=_select_grad)
+OPS.define("WhereIndices", kernel=simple(lambda c: np.argwhere(c).astype(np.int64)),
+           grad=NOT_DIFFERENTIABLE)
 where_v2 = where
 
 
@@ -458,102 +440,7 @@ def _one_hot_kernel(op, ctx):
     return one_hot_fn
 
 
-register("OneHot", kernel=_one_hot_kernel, grad=NOT_DIFFERENTIABLE)
-
-
-def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
-    x = convert_to_tensor(tensor)
-    pads = tuple(tuple(int(v) for v in p) for p in np.asarray(paddings).tolist())
-    mode = mode.upper()
-    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
-        raise ValueError(f"pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}")
-    if x.shape.ndims is not None and len(pads) != x.shape.ndims:
-        raise ValueError(f"pad: paddings has {len(pads)} rows for a tensor of rank "
-                         f"{x.shape.ndims}")
-    shp = [None if d is None else d + a + b for d, (a, b) in zip(x.shape.dims, pads)] \
-        if x.shape.ndims is not None else None
-    return make_tensor("Pad", [x], x.dtype, shp,
-                       {"pads": pads, "mode": mode, "value": constant_values}, name=name)
-
-
-def _pad_kernel(op, ctx):
-    pads, mode, value = op.attrs["pads"], op.attrs["mode"], op.attrs["value"]
-    if mode == "CONSTANT":
-        return lambda x: np.pad(x, pads, mode="constant", constant_values=value)
-    return lambda x: np.pad(x, pads, mode=mode.lower())
-
-
-def _pad_grad(op, dy):
-    if op.attrs["mode"] != "CONSTANT":
-        raise LookupError("Gradient of REFLECT/SYMMETRIC pad is not implemented")
-    pads = op.attrs["pads"]
-    begin = [a for a, _ in pads]
-    size = [-1 if d is None else d for d in op.inputs[0].shape.dims] \
-        if op.inputs[0].shape.is_fully_defined() else None
-    if size is None:
-        return [make_tensor("Unpad", [dy], dy.dtype, op.inputs[0].shape, {"pads": pads})]
-    return [slice(dy, begin, size)]
-
-
-register("Pad", kernel=_pad_kernel, grad=_pad_grad)
-register("Unpad", kernel=lambda op, ctx: (lambda x, _p=op.attrs["pads"]: x[tuple(
-    builtin_slice(a, x.shape[i] - b) for i, (a, b) in enumerate(_p))]),
-    grad=lambda op, dy: [pad(dy, op.attrs["pads"])], may_alias=True)
-
-
-def tile(input, multiples, name=None):  # noqa: A002
-    x = convert_to_tensor(input)
-    from estimator_npu.engine.ops import dynamic_shape
-    if dynamic_shape.is_dynamic(multiples):
-        return dynamic_shape.tile_dynamic(x, multiples, name=name)
-    m = _static_ints(multiples, "multiples", "Tile")
-    if m is None:
-        raise TypeError(f"tile: multiples must be known when the graph is built (a list of "
-                        f"ints or a constant), got the computed tensor {multiples!r}")
-    m = tuple(m)
-    if x.shape.ndims is not None and len(m) != x.shape.ndims:
-        raise ValueError(f"tile: multiples {list(m)} must have one entry per dimension of the "
-                         f"input, which has shape {x.shape} (rank {x.shape.ndims})")
-    shp = [None if d is None else d * k for d, k in zip(x.shape.dims, m)] \
-        if x.shape.ndims is not None else None
-    return make_tensor("Tile", [x], x.dtype, shp, {"reps": m}, name=name)
-
-
-def _tile_grad(op, dy):
-    x = op.inputs[0]
-    return [make_tensor("TileGrad", [dy, x], dy.dtype, x.shape, {"reps": op.attrs["reps"]})]
-
-
-def _tile_grad_kernel(dy, x, reps):
-    xs = np.shape(x)
-    shp = []
-    for k, d in zip(reps, xs):
-        shp.extend([k, d])
-    return np.reshape(dy, shp).sum(axis=tuple(builtins_range(0, 2 * len(xs), 2)))
-
-
-register("Tile", kernel=with_attrs(np.tile, "reps"), grad=_tile_grad)
-register("TileGrad", kernel=with_attrs(_tile_grad_kernel, "reps"),
-         grad=lambda op, g: [tile(g, op.attrs["reps"]), None])
-
-
-def broadcast_to(input, shape, name=None):  # noqa: A002
-    x = convert_to_tensor(input)
-    d = _static_ints(shape, "shape", "BroadcastTo")
-    from estimator_npu.engine.ops.core import broadcast_shape
-    out = broadcast_shape(x.shape, d, "BroadcastTo")
-    if x.shape.ndims is not None and out != as_shape(d):
-        raise ValueError(f"BroadcastTo: cannot broadcast {x.shape} to {d}")
-    return make_tensor("BroadcastTo", [x], x.dtype, d, {"shape": tuple(d)}, name=name)
-
-
-register("BroadcastTo", kernel=with_attrs(np.broadcast_to, "shape"),
-         grad=lambda op, dy: [_sum_like(dy, op.inputs[0])], may_alias=True)
-
-
-def _sum_like(dy, x):
-    from estimator_npu.engine.ops.math_ops import sum_to_like
-    return sum_to_like(dy, x)
+OPS.define("OneHot", kernel=_one_hot_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 # Slicing and indexing, re-exported (``array_ops.gather``); last, as slice_ops imports from here.
@@ -562,3 +449,6 @@ from estimator_npu.engine.ops.slice_ops import (  # noqa: E402,F401
 
 
 TensorShape = TensorShape
+
+# Padding, tiling and broadcast_to, re-exported (``array_ops.pad``).
+from estimator_npu.engine.ops.tile_ops import broadcast_to, pad, tile  # noqa: E402,F401

@@ -16,7 +16,9 @@ from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.array_ops import ones_like, where
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, identity, make_tensor
-from estimator_npu.engine.registry import register
+from estimator_npu.engine.registry import OpFamily
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _check_sequence(t_list):
@@ -67,7 +69,7 @@ def _global_norm_grad(op, dy):
             for x in op.inputs]
 
 
-register("GlobalNorm", kernel=_global_norm_kernel, grad=_global_norm_grad)
+OPS.define("GlobalNorm", kernel=_global_norm_kernel, grad=_global_norm_grad)
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):

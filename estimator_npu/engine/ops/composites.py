@@ -5,7 +5,9 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor, stop_gradient
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None,
@@ -150,4 +152,4 @@ def _multinomial_kernel(op, ctx):
     return sample
 
 
-register("Multinomial", kernel=_multinomial_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("Multinomial", kernel=_multinomial_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)

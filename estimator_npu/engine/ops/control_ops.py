@@ -17,10 +17,12 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Operation, get_default_graph
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
 from estimator_npu.engine.subgraph import gradient_of, merged_shape, pack_like, trace, zeros_for
 from estimator_npu.utils import nest
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _SCALAR = TensorShape([])
 
@@ -160,8 +162,8 @@ def _assert_at_most_one_kernel(op, ctx):
     return check
 
 
-register("AssertAtMostOne", kernel=_assert_at_most_one_kernel, grad=NOT_DIFFERENTIABLE,
-         stateful=True)
+OPS.define("AssertAtMostOne", kernel=_assert_at_most_one_kernel, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
 
 
 def _if_kernel(op, ctx):
@@ -246,7 +248,7 @@ _if_grad_kernel.subplans = lambda op, ctx: [
     (f"gradient of the {name}", gradient_of(sub).compile(ctx, sub)[0])
     for name, sub in zip(("true branch", "false branch"), op.attrs["forward"].attrs["subgraphs"])]
 
-register("If", kernel=_if_kernel, grad=_if_grad, may_alias=True, stateful=True,
-         subgraphs=True)
-register("IfGrad", kernel=_if_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
-         subgraphs=True)
+OPS.define("If", kernel=_if_kernel, grad=_if_grad, may_alias=True, stateful=True,
+           subgraphs=True)
+OPS.define("IfGrad", kernel=_if_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
+           subgraphs=True)

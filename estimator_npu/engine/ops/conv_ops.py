@@ -37,8 +37,10 @@ from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, compute_dty
                                                sizes_tensor, split_shape, static_out_hw)
 from estimator_npu.engine.ops.core import make_tensor
 from estimator_npu.engine.ops.pool_ops import avg_pool, avg_pool2d, max_pool, max_pool2d
-from estimator_npu.engine.registry import register
+from estimator_npu.engine.registry import OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 # Inputs with at most this many channels use the channels-outer im2col layout.
 _SMALL_C = 4
@@ -330,11 +332,11 @@ def _backprop_filter_grad(op, g):
             _make_conv2d(x, g, op.attrs)]
 
 
-register("Conv2D", kernel=_conv2d_kernel, grad=_conv2d_grad)
-register("Conv2DBackpropInput", kernel=_conv2d_backprop_input_kernel,
-         grad=_backprop_input_grad)
-register("Conv2DBackpropFilter", kernel=_conv2d_backprop_filter_kernel,
-         grad=_backprop_filter_grad)
+OPS.define("Conv2D", kernel=_conv2d_kernel, grad=_conv2d_grad)
+OPS.define("Conv2DBackpropInput", kernel=_conv2d_backprop_input_kernel,
+           grad=_backprop_input_grad)
+OPS.define("Conv2DBackpropFilter", kernel=_conv2d_backprop_filter_kernel,
+           grad=_backprop_filter_grad)
 
 
 # ------------------------------------------------------------------ conv public API

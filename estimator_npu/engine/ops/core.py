@@ -8,9 +8,11 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine import registry
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple
 from estimator_npu.engine.shape import TensorShape, as_shape
 from estimator_npu.utils import validation
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _graph_of(values):
@@ -163,8 +165,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return g.create_op("Const", [], {"value": arr}, [(dt, arr.shape)], name=name).outputs[0]
 
 
-register("Const", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE,
-         inline=lambda op, ctx, bind: bind(op.attrs["value"]), constant=True)
+OPS.define("Const", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE,
+           inline=lambda op, ctx, bind: bind(op.attrs["value"]), constant=True)
 
 
 def placeholder(dtype, shape=None, name=None):
@@ -190,9 +192,9 @@ def _unfed_placeholder(op, ctx):
         f"{op.attrs['dtype'].name} and shape {shape}")
 
 
-register("Placeholder", kernel=_unfed_placeholder, grad=NOT_DIFFERENTIABLE)
-register("PlaceholderWithDefault", kernel=simple(lambda x: x),
-         grad=lambda op, dy: [dy], may_alias=True)
+OPS.define("Placeholder", kernel=_unfed_placeholder, grad=NOT_DIFFERENTIABLE)
+OPS.define("PlaceholderWithDefault", kernel=simple(lambda x: x),
+           grad=lambda op, dy: [dy], may_alias=True)
 
 
 def identity(input, name=None):  # noqa: A002
@@ -201,7 +203,7 @@ def identity(input, name=None):  # noqa: A002
     return make_tensor("Identity", [x], x.dtype, x.shape, name=name or "Identity")
 
 
-register("Identity", kernel=simple(lambda x: x), grad=lambda op, dy: [dy], may_alias=True)
+OPS.define("Identity", kernel=simple(lambda x: x), grad=lambda op, dy: [dy], may_alias=True)
 
 
 def _check_numerics_kernel(op, ctx):
@@ -217,8 +219,8 @@ def _check_numerics_kernel(op, ctx):
     return check
 
 
-register("CheckNumerics", kernel=_check_numerics_kernel, grad=lambda op, dy: [dy],
-         may_alias=True)
+OPS.define("CheckNumerics", kernel=_check_numerics_kernel, grad=lambda op, dy: [dy],
+           may_alias=True)
 
 
 def check_numerics(tensor, message, name=None):
@@ -238,8 +240,8 @@ def stop_gradient(input, name=None):  # noqa: A002
     return make_tensor("StopGradient", [x], x.dtype, x.shape, name=name or "StopGradient")
 
 
-register("StopGradient", kernel=simple(lambda x: x), grad=lambda op, dy: [None],
-         may_alias=True)
+OPS.define("StopGradient", kernel=simple(lambda x: x), grad=lambda op, dy: [None],
+           may_alias=True)
 
 
 def no_op(name=None):
@@ -247,7 +249,7 @@ def no_op(name=None):
     return get_default_graph().create_op("NoOp", [], {}, [], name=name or "NoOp")
 
 
-register("NoOp", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE)
+OPS.define("NoOp", kernel=lambda op, ctx: None, grad=NOT_DIFFERENTIABLE)
 
 
 def group(*inputs, name=None):
@@ -309,3 +311,24 @@ def broadcast_shape(a, b, op_name="op"):
 
 __all__ = ["make_op", "make_tensor", "convert_to_tensor", "constant", "placeholder",
            "identity", "stop_gradient", "no_op", "group", "registry"]
+
+
+def static_ints(value, what, op_name):
+    """A Python list of ints from a list/tuple/array/constant tensor (``None`` if dynamic)."""
+    if isinstance(value, Tensor):
+        if value.op.type == "Const":
+            return [int(v) for v in np.ravel(value.op.attrs["value"])]
+        return None
+    if hasattr(value, "_as_tensor"):
+        return None
+    if np.isscalar(value):
+        value = [value]
+    bad = next((v for v in (value if isinstance(value, (list, tuple)) else [])
+                if isinstance(v, (float, np.floating, str, bytes))), None)
+    if bad is not None:
+        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r} (holding "
+                        f"{type(bad).__name__} {bad!r})")
+    try:
+        return [int(-1 if v is None else v) for v in value]
+    except TypeError:
+        raise TypeError(f"{op_name}: {what} must be a list of ints, got {value!r}") from None

@@ -16,8 +16,10 @@ import functools
 
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import register
+from estimator_npu.engine.registry import OpFamily
 from estimator_npu.utils import nest
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _kernel(op, ctx):
@@ -41,7 +43,7 @@ def _grad(op, *dys):
     return [None] * n + [None if g is None else convert_to_tensor(g) for g in grads]
 
 
-register("CustomGradient", kernel=_kernel, grad=_grad, may_alias=True)
+OPS.define("CustomGradient", kernel=_kernel, grad=_grad, may_alias=True)
 
 
 def custom_gradient(f=None):

@@ -6,9 +6,11 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple
 from estimator_npu.engine.ops.reduction_ops import reduce_sum as _reduce_sum
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def is_dynamic(value):
@@ -93,8 +95,8 @@ def fill_dynamic(shape, value, dtype=None, name=None):
     return make_tensor("FillDynamic", [s, v], v.dtype, _static(partial), name=name)
 
 
-register("FillDynamic", kernel=simple(lambda s, v: np.full(tuple(int(d) for d in s), v)),
-         grad=lambda op, dy: [None, _reduce_sum(dy)])
+OPS.define("FillDynamic", kernel=simple(lambda s, v: np.full(tuple(int(d) for d in s), v)),
+           grad=lambda op, dy: [None, _reduce_sum(dy)])
 
 def random_dynamic(op_type, shape, dtype, seed, name, **attrs):
     from estimator_npu.engine.ops.random_ops import get_seed
@@ -131,7 +133,7 @@ def _random_kernel(kind):
 
 for _t, _k in (("RandomNormalDynamic", "normal"), ("TruncatedNormalDynamic", "truncated"),
                ("RandomUniformDynamic", "uniform")):
-    register(_t, kernel=_random_kernel(_k), grad=NOT_DIFFERENTIABLE, stateful=True)
+    OPS.define(_t, kernel=_random_kernel(_k), grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 # ------------------------------------------------------------------ tile / slice / range
@@ -151,12 +153,12 @@ def _tile_grad(dy, x, reps):
     return np.reshape(dy, shp).sum(axis=tuple(range(0, 2 * np.ndim(x), 2)))
 
 
-register("TileDynamic", kernel=simple(lambda x, m: np.tile(x, tuple(int(k) for k in m))),
-         grad=lambda op, dy: [make_tensor("TileDynamicGrad", [dy, op.inputs[0],
-                                                               op.inputs[1]], dy.dtype,
-                                          op.inputs[0].shape), None])
-register("TileDynamicGrad", kernel=simple(_tile_grad),
-         grad=lambda op, g: [tile_dynamic(g, op.inputs[2]), None, None])
+OPS.define("TileDynamic", kernel=simple(lambda x, m: np.tile(x, tuple(int(k) for k in m))),
+           grad=lambda op, dy: [make_tensor("TileDynamicGrad", [dy, op.inputs[0],
+                                                                 op.inputs[1]], dy.dtype,
+                                            op.inputs[0].shape), None])
+OPS.define("TileDynamicGrad", kernel=simple(_tile_grad),
+           grad=lambda op, g: [tile_dynamic(g, op.inputs[2]), None, None])
 
 
 def slice_dynamic(x, begin, size, name=None):
@@ -170,10 +172,10 @@ def _slice_key(x, b, s):
                  for i, n in zip(b, s))
 
 
-register("SliceDynamic", kernel=simple(lambda x, b, s: x[_slice_key(x, b, s)]),
-         grad=lambda op, dy: [make_tensor("SliceDynamicGrad", [dy] + list(op.inputs),
-                                          dy.dtype, op.inputs[0].shape), None, None],
-         may_alias=True)
+OPS.define("SliceDynamic", kernel=simple(lambda x, b, s: x[_slice_key(x, b, s)]),
+           grad=lambda op, dy: [make_tensor("SliceDynamicGrad", [dy] + list(op.inputs),
+                                            dy.dtype, op.inputs[0].shape), None, None],
+           may_alias=True)
 
 
 def _slice_grad(dy, x, b, s):
@@ -182,8 +184,8 @@ def _slice_grad(dy, x, b, s):
     return out
 
 
-register("SliceDynamicGrad", kernel=simple(_slice_grad),
-         grad=lambda op, g: [slice_dynamic(g, op.inputs[2], op.inputs[3]), None, None, None])
+OPS.define("SliceDynamicGrad", kernel=simple(_slice_grad),
+           grad=lambda op, g: [slice_dynamic(g, op.inputs[2], op.inputs[3]), None, None, None])
 
 
 def range_dynamic(start, limit, delta, dtype, name=None):
@@ -196,6 +198,6 @@ def range_dynamic(start, limit, delta, dtype, name=None):
     return make_tensor("RangeDynamic", ts, dt, [None], {"dtype": dt}, name=name)
 
 
-register("RangeDynamic", kernel=lambda op, ctx: (
+OPS.define("RangeDynamic", kernel=lambda op, ctx: (
     lambda a, b, d, _t=op.attrs["dtype"].np: np.arange(a, b, d).astype(_t)),
     grad=NOT_DIFFERENTIABLE)

@@ -10,7 +10,9 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.ops.random_ops import get_seed
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ resize
@@ -84,9 +86,9 @@ def _resize_grad(op, dy):
     return [make_tensor("ResizeGrad", [dy, x], dy.dtype, x.shape, dict(op.attrs))]
 
 
-register("Resize", kernel=_resize_kernel, grad=_resize_grad)
-register("ResizeGrad", kernel=_resize_grad_kernel,
-         grad=lambda op, g: [_resize(g, op.attrs), None])
+OPS.define("Resize", kernel=_resize_kernel, grad=_resize_grad)
+OPS.define("ResizeGrad", kernel=_resize_grad_kernel,
+           grad=lambda op, g: [_resize(g, op.attrs), None])
 
 
 def _resize(x, attrs, name=None):
@@ -177,4 +179,4 @@ def _random_crop_kernel(op, ctx):
     return crop
 
 
-register("RandomCrop", kernel=_random_crop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("RandomCrop", kernel=_random_crop_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)

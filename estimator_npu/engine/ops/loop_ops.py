@@ -17,11 +17,14 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.control_ops import _checked, _union_inputs, _zeros
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.ops.tensor_array_ops import TAValue
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape, as_shape
 from estimator_npu.engine.subgraph import (flatten_values, gradient_of, pack_like, trace,
                                            zeros_for)
 from estimator_npu.utils import nest
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _SCALAR = TensorShape([])
 
@@ -221,8 +224,13 @@ def _while_grad_kernel(op, ctx):
     diff = gs.diff_out
     nx = len(present) - n_args  # captures + variables
     ncb = len(bsub.proxies)
-    arg_present = present[:n_args]
-    x_present = present[n_args:]
+    # Where each result of the VJP plan goes: the present argument cotangents feed the
+    # next (earlier) iteration's loop-variable cotangents, the rest accumulate.
+    arg_at = {a: k for k, a in enumerate(a for a, p in enumerate(present[:n_args]) if p)}
+    d_at = [arg_at.get(i) for i in diff]
+    n_present = len(arg_at)
+    x_at = [(j, n_present + k)
+            for k, j in enumerate(j for j, p in enumerate(present[n_args:]) if p)]
 
     def run(rows, *rest):
         xs = rest[:nx]
@@ -233,38 +241,24 @@ def _while_grad_kernel(op, ctx):
         fn = plan.fn
         for row in reversed(rows or ()):
             res = fn(*row, *caps, *dys)
-            k = 0
-            d_args = []
-            for p in arg_present:
-                if p:
-                    d_args.append(res[k])
-                    k += 1
-                else:
-                    d_args.append(None)
-            for j, p in enumerate(x_present):
-                if p:
-                    v = res[k]
-                    k += 1
-                    a = acc[j]
-                    if a is None:
-                        acc[j] = v
-                    elif owned[j]:
-                        a += v
+            dys = tuple([None if k is None else res[k] for k in d_at])
+            for j, k in x_at:
+                v = res[k]
+                a = acc[j]
+                if a is None:
+                    acc[j] = v
+                elif owned[j]:
+                    if type(a) is TAValue:
+                        a.add_into(v)
                     else:
-                        acc[j] = _add(a, v)
-                        owned[j] = type(acc[j]) is np.ndarray
-            dys = tuple(d_args[i] for i in diff)
+                        a += v
+                else:
+                    acc[j] = a.add(v) if type(a) is TAValue else a + v
+                    owned[j] = type(acc[j]) in (np.ndarray, TAValue)
         out = tuple(dys) + tuple(acc[j] if acc[j] is not None else _zeros(xs[j])
                                  for j in want)
         return out if len(out) != 1 else out[0]
     return run
-
-
-def _add(a, b):
-    from estimator_npu.engine.ops.tensor_array_ops import TAValue
-    if isinstance(a, TAValue):
-        return a.add(b)
-    return a + b
 
 
 _while_kernel.subplans = lambda op, ctx: [
@@ -275,9 +269,9 @@ _while_grad_kernel.subplans = lambda op, ctx: [
     ("gradient of the body", gradient_of(op.attrs["forward"].attrs["subgraphs"][1]).compile(
         ctx, op.attrs["forward"].attrs["subgraphs"][1])[0])]
 
-register("While", kernel=_while_kernel, grad=_while_grad, may_alias=True, stateful=True,
-         subgraphs=True)
-register("WhileGrad", kernel=_while_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
-         subgraphs=True)
+OPS.define("While", kernel=_while_kernel, grad=_while_grad, may_alias=True, stateful=True,
+           subgraphs=True)
+OPS.define("WhileGrad", kernel=_while_grad_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
+           subgraphs=True)
 
 __all__ = ["while_loop"]

@@ -4,7 +4,9 @@ import numpy as np
 
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.core import broadcast_shape, convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import register, simple, with_attrs
+from estimator_npu.engine.registry import OpFamily, simple, with_attrs
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ div_no_nan
@@ -30,7 +32,7 @@ def _div_no_nan_grad(op, dy):
     return [math_ops.sum_to_like(gx, x), math_ops.sum_to_like(gy, y)]
 
 
-register("DivNoNan", kernel=simple(_div_no_nan), grad=_div_no_nan_grad)
+OPS.define("DivNoNan", kernel=simple(_div_no_nan), grad=_div_no_nan_grad)
 
 
 # ------------------------------------------------------------------ cumsum / cumprod
@@ -63,9 +65,9 @@ def _cumsum(x, axis, exclusive, reverse):
     return np.ascontiguousarray(np.flip(out, axis)) if reverse else out
 
 
-register("Cumsum", kernel=with_attrs(_cumsum, "axis", "exclusive", "reverse"),
-         grad=lambda op, dy: [cumsum(dy, op.attrs["axis"], op.attrs["exclusive"],
-                                     not op.attrs["reverse"])])
+OPS.define("Cumsum", kernel=with_attrs(_cumsum, "axis", "exclusive", "reverse"),
+           grad=lambda op, dy: [cumsum(dy, op.attrs["axis"], op.attrs["exclusive"],
+                                       not op.attrs["reverse"])])
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -94,8 +96,8 @@ def _cumprod_grad(op, dy):
     return [s / x]
 
 
-register("Cumprod", kernel=with_attrs(_cumprod, "axis", "exclusive", "reverse"),
-         grad=_cumprod_grad)
+OPS.define("Cumprod", kernel=with_attrs(_cumprod, "axis", "exclusive", "reverse"),
+           grad=_cumprod_grad)
 
 
 # ------------------------------------------------------------------ einsum
@@ -171,7 +173,7 @@ def _einsum_expand(g, kept, spec, x):
     return math_ops.broadcast_like(g, x)
 
 
-register("Einsum", kernel=_einsum_kernel, grad=_einsum_grad)
+OPS.define("Einsum", kernel=_einsum_kernel, grad=_einsum_grad)
 
 
 # ------------------------------------------------------------------ norm

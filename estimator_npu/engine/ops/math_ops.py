@@ -3,10 +3,13 @@ import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
+from estimator_npu.engine.ops.broadcast_grad import broadcast_like, sum_to_like  # noqa: F401
 from estimator_npu.engine.ops.core import (broadcast_shape, convert_to_tensor, make_op,
                                            make_tensor, op_label)
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ helpers
@@ -37,65 +40,6 @@ def _binary(op_type, x, y, name, out_dtype=None):
 def _unary(op_type, x, name, out_dtype=None):
     x = convert_to_tensor(x)
     return make_tensor(op_type, [x], out_dtype or x.dtype, x.shape, name=name)
-
-
-def _sum_to(g, x):
-    xs = np.shape(x)
-    gs = np.shape(g)
-    if gs == xs:
-        return g
-    nd = len(gs) - len(xs)
-    axes = tuple(range(nd)) + tuple(i + nd for i, d in enumerate(xs)
-                                    if d == 1 and gs[i + nd] != 1)
-    r = np.sum(g, axis=axes, keepdims=True) if axes else g
-    return np.reshape(r, xs)
-
-
-def sum_to_like(g, x):
-    """Sums broadcast gradient ``g`` down to the shape of ``x`` (no-op when static shapes
-    already agree; a plain reduction when the reduced axes are known statically)."""
-    if g is None:
-        return None
-    if g.shape.is_fully_defined() and g.shape == x.shape:
-        return g
-    axes = _static_sum_axes(g.shape, x.shape)
-    if axes is not None:
-        if axes and all(a < g.shape.ndims - x.shape.ndims for a in axes):
-            return reduce_sum(g, axis=list(axes))   # only leading dims: no reshape needed
-        r = reduce_sum(g, axis=list(axes), keepdims=True) if axes else g
-        if x.shape.ndims != r.shape.ndims:
-            from estimator_npu.engine.ops.array_ops import reshape
-            r = reshape(r, x.shape.as_list())
-        return r
-    return make_tensor("SumToShape", [g, x], g.dtype, x.shape)
-
-
-def _static_sum_axes(gs, xs):
-    """Axes to sum ``gs`` over to get ``xs``, when known without running; else ``None``."""
-    if gs.ndims is None or not xs.is_fully_defined() or gs.ndims < xs.ndims:
-        return None
-    nd = gs.ndims - xs.ndims
-    axes = list(range(nd))
-    for i, d in enumerate(xs.dims):
-        gd = gs.dims[i + nd]
-        if d == 1 and gd != 1:
-            axes.append(i + nd)
-        elif d != 1 and gd is not None and gd != d:
-            return None
-    return tuple(axes)
-
-
-def broadcast_like(a, like):
-    """Broadcasts ``a`` to the runtime shape of ``like``."""
-    if a.shape.is_fully_defined() and a.shape == like.shape:
-        return a
-    return make_tensor("BroadcastLike", [a, like], a.dtype, like.shape)
-
-
-register("SumToShape", kernel=simple(_sum_to),
-         grad=lambda op, dy: [broadcast_like(dy, op.inputs[0]), None])
-register("BroadcastLike", kernel=simple(lambda a, like: np.broadcast_to(a, np.shape(like))),
-         grad=lambda op, dy: [sum_to_like(dy, op.inputs[0]), None], may_alias=True)
 
 
 def _bgrad(fn):
@@ -158,15 +102,15 @@ def squared_difference(x, y, name=None):
     return square(subtract(x, y), name=name)
 
 
-register("Add", kernel=simple(np.add), grad=_bgrad(lambda op, dy: (dy, dy)))
-register("Sub", kernel=simple(np.subtract), grad=_bgrad(lambda op, dy: (dy, negative(dy))))
-register("Mul", kernel=simple(np.multiply),
-         grad=_bgrad(lambda op, dy: (dy * op.inputs[1], dy * op.inputs[0])))
-register("RealDiv", kernel=simple(np.true_divide),
-         grad=_bgrad(lambda op, dy: (dy / op.inputs[1],
-                                     negative(dy) * op.outputs[0] / op.inputs[1])))
-register("FloorDiv", kernel=simple(np.floor_divide), grad=NOT_DIFFERENTIABLE)
-register("FloorMod", kernel=simple(np.mod), grad=NOT_DIFFERENTIABLE)
+OPS.define("Add", kernel=simple(np.add), grad=_bgrad(lambda op, dy: (dy, dy)))
+OPS.define("Sub", kernel=simple(np.subtract), grad=_bgrad(lambda op, dy: (dy, negative(dy))))
+OPS.define("Mul", kernel=simple(np.multiply),
+           grad=_bgrad(lambda op, dy: (dy * op.inputs[1], dy * op.inputs[0])))
+OPS.define("RealDiv", kernel=simple(np.true_divide),
+           grad=_bgrad(lambda op, dy: (dy / op.inputs[1],
+                                       negative(dy) * op.outputs[0] / op.inputs[1])))
+OPS.define("FloorDiv", kernel=simple(np.floor_divide), grad=NOT_DIFFERENTIABLE)
+OPS.define("FloorMod", kernel=simple(np.mod), grad=NOT_DIFFERENTIABLE)
 
 
 def _pow_grad(op, dy):
@@ -178,7 +122,7 @@ def _pow_grad(op, dy):
     return gx, gy
 
 
-register("Pow", kernel=simple(np.power), grad=_bgrad(_pow_grad))
+OPS.define("Pow", kernel=simple(np.power), grad=_bgrad(_pow_grad))
 
 
 def _minmax_grad(cmp):
@@ -189,8 +133,10 @@ def _minmax_grad(cmp):
     return _bgrad(fn)
 
 
-register("Maximum", kernel=simple(np.maximum), grad=_minmax_grad(lambda x, y: greater_equal(x, y)))
-register("Minimum", kernel=simple(np.minimum), grad=_minmax_grad(lambda x, y: less_equal(x, y)))
+OPS.define("Maximum", kernel=simple(np.maximum),
+           grad=_minmax_grad(lambda x, y: greater_equal(x, y)))
+OPS.define("Minimum", kernel=simple(np.minimum),
+           grad=_minmax_grad(lambda x, y: less_equal(x, y)))
 
 
 def add_n(inputs, name=None):
@@ -219,8 +165,8 @@ def _add_n(*xs):
     return acc
 
 
-register("AddN", kernel=simple(_add_n),
-         grad=lambda op, dy: [sum_to_like(dy, x) for x in op.inputs])
+OPS.define("AddN", kernel=simple(_add_n),
+           grad=lambda op, dy: [sum_to_like(dy, x) for x in op.inputs])
 
 
 # ------------------------------------------------------------------ comparisons / logic
@@ -264,7 +210,7 @@ for _t, _f in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.less
                ("LessEqual", np.less_equal), ("Greater", np.greater),
                ("GreaterEqual", np.greater_equal), ("LogicalAnd", np.logical_and),
                ("LogicalOr", np.logical_or), ("LogicalNot", np.logical_not)]:
-    register(_t, kernel=simple(_f), grad=NOT_DIFFERENTIABLE)
+    OPS.define(_t, kernel=simple(_f), grad=NOT_DIFFERENTIABLE)
 
 
 def is_finite(x, name=None):
@@ -279,9 +225,9 @@ def is_inf(x, name=None):
     return _unary("IsInf", x, name, dtypes.bool)
 
 
-register("IsFinite", kernel=simple(np.isfinite), grad=NOT_DIFFERENTIABLE)
-register("IsNan", kernel=simple(np.isnan), grad=NOT_DIFFERENTIABLE)
-register("IsInf", kernel=simple(np.isinf), grad=NOT_DIFFERENTIABLE)
+OPS.define("IsFinite", kernel=simple(np.isfinite), grad=NOT_DIFFERENTIABLE)
+OPS.define("IsNan", kernel=simple(np.isnan), grad=NOT_DIFFERENTIABLE)
+OPS.define("IsInf", kernel=simple(np.isinf), grad=NOT_DIFFERENTIABLE)
 
 
 # ------------------------------------------------------------------ unary math
@@ -369,27 +315,27 @@ def _rsqrt(x):
     return 1.0 / np.sqrt(x)
 
 
-register("Neg", kernel=simple(np.negative), grad=lambda op, dy: [negative(dy)])
-register("Exp", kernel=simple(np.exp), grad=lambda op, dy: [dy * op.outputs[0]])
-register("Log", kernel=simple(np.log), grad=lambda op, dy: [dy / op.inputs[0]])
-register("Log1p", kernel=simple(np.log1p), grad=lambda op, dy: [dy / (op.inputs[0] + 1.0)])
-register("Sqrt", kernel=simple(np.sqrt), grad=lambda op, dy: [dy * 0.5 / op.outputs[0]])
-register("Rsqrt", kernel=simple(_rsqrt),
-         grad=lambda op, dy: [dy * -0.5 * op.outputs[0] / op.inputs[0]])
-register("Square", kernel=simple(np.square), grad=lambda op, dy: [dy * 2.0 * op.inputs[0]])
-register("Abs", kernel=simple(np.abs), grad=lambda op, dy: [dy * sign(op.inputs[0])])
-register("Sign", kernel=simple(np.sign), grad=lambda op, dy: [None])
-register("Floor", kernel=simple(np.floor), grad=lambda op, dy: [None])
-register("Ceil", kernel=simple(np.ceil), grad=lambda op, dy: [None])
-register("Round", kernel=simple(np.round), grad=lambda op, dy: [None])
-register("Reciprocal", kernel=simple(np.reciprocal),
-         grad=lambda op, dy: [negative(dy) * square(op.outputs[0])])
-register("Tanh", kernel=simple(np.tanh),
-         grad=lambda op, dy: [dy * (1.0 - square(op.outputs[0]))])
-register("Sigmoid", kernel=simple(_sigmoid),
-         grad=lambda op, dy: [dy * op.outputs[0] * (1.0 - op.outputs[0])])
-register("Sin", kernel=simple(np.sin), grad=lambda op, dy: [dy * cos(op.inputs[0])])
-register("Cos", kernel=simple(np.cos), grad=lambda op, dy: [negative(dy) * sin(op.inputs[0])])
+OPS.define("Neg", kernel=simple(np.negative), grad=lambda op, dy: [negative(dy)])
+OPS.define("Exp", kernel=simple(np.exp), grad=lambda op, dy: [dy * op.outputs[0]])
+OPS.define("Log", kernel=simple(np.log), grad=lambda op, dy: [dy / op.inputs[0]])
+OPS.define("Log1p", kernel=simple(np.log1p), grad=lambda op, dy: [dy / (op.inputs[0] + 1.0)])
+OPS.define("Sqrt", kernel=simple(np.sqrt), grad=lambda op, dy: [dy * 0.5 / op.outputs[0]])
+OPS.define("Rsqrt", kernel=simple(_rsqrt),
+           grad=lambda op, dy: [dy * -0.5 * op.outputs[0] / op.inputs[0]])
+OPS.define("Square", kernel=simple(np.square), grad=lambda op, dy: [dy * 2.0 * op.inputs[0]])
+OPS.define("Abs", kernel=simple(np.abs), grad=lambda op, dy: [dy * sign(op.inputs[0])])
+OPS.define("Sign", kernel=simple(np.sign), grad=lambda op, dy: [None])
+OPS.define("Floor", kernel=simple(np.floor), grad=lambda op, dy: [None])
+OPS.define("Ceil", kernel=simple(np.ceil), grad=lambda op, dy: [None])
+OPS.define("Round", kernel=simple(np.round), grad=lambda op, dy: [None])
+OPS.define("Reciprocal", kernel=simple(np.reciprocal),
+           grad=lambda op, dy: [negative(dy) * square(op.outputs[0])])
+OPS.define("Tanh", kernel=simple(np.tanh),
+           grad=lambda op, dy: [dy * (1.0 - square(op.outputs[0]))])
+OPS.define("Sigmoid", kernel=simple(_sigmoid),
+           grad=lambda op, dy: [dy * op.outputs[0] * (1.0 - op.outputs[0])])
+OPS.define("Sin", kernel=simple(np.sin), grad=lambda op, dy: [dy * cos(op.inputs[0])])
+OPS.define("Cos", kernel=simple(np.cos), grad=lambda op, dy: [negative(dy) * sin(op.inputs[0])])
 
 
 # ------------------------------------------------------------------ cast
@@ -414,7 +360,7 @@ def _cast_grad(op, dy):
     return [None]
 
 
-register("Cast", kernel=_cast_kernel, grad=_cast_grad)
+OPS.define("Cast", kernel=_cast_kernel, grad=_cast_grad)
 
 
 def to_float(x, name=None):
@@ -490,8 +436,8 @@ def _matmul_grad(op, dy):
     return [sum_to_like(ga, a), sum_to_like(gb, b)]
 
 
-register("MatMul", kernel=_matmul_kernel, grad=_matmul_grad)
-register("BatchMatMul", kernel=_matmul_kernel, grad=_matmul_grad)
+OPS.define("MatMul", kernel=_matmul_kernel, grad=_matmul_grad)
+OPS.define("BatchMatMul", kernel=_matmul_kernel, grad=_matmul_grad)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):

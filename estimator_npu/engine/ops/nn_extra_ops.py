@@ -7,7 +7,9 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.ops.scatter_ops import unsorted_segment_sum
-from estimator_npu.engine.registry import register, with_attrs
+from estimator_npu.engine.registry import OpFamily, with_attrs
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def xw_plus_b(x, weights, biases, name=None):
@@ -135,11 +137,11 @@ def _top_k_grad_kernel(dv, idx, x):
     return out
 
 
-register("TopKV2", kernel=with_attrs(_top_k, "k"), grad=_top_k_grad)
-register("TopKGrad", kernel=lambda op, ctx: _top_k_grad_kernel,
-         grad=lambda op, g: [make_tensor("TopKGather", [g, op.inputs[1]], g.dtype,
-                                         op.inputs[0].shape), None, None])
-register("TopKGather", kernel=lambda op, ctx: (
+OPS.define("TopKV2", kernel=with_attrs(_top_k, "k"), grad=_top_k_grad)
+OPS.define("TopKGrad", kernel=lambda op, ctx: _top_k_grad_kernel,
+           grad=lambda op, g: [make_tensor("TopKGather", [g, op.inputs[1]], g.dtype,
+                                           op.inputs[0].shape), None, None])
+OPS.define("TopKGather", kernel=lambda op, ctx: (
     lambda g, idx: np.take_along_axis(g, np.asarray(idx, dtype=np.intp), axis=-1)),
     grad=lambda op, h: [make_tensor("TopKGrad", [h, op.inputs[1], op.inputs[0]], h.dtype,
                                     op.inputs[0].shape), None])

@@ -6,8 +6,10 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import _fast, array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _float_input(x, op_name):
@@ -77,27 +79,27 @@ def _softplus(x):
     return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
 
 
-register("Relu", kernel=simple(_relu),
-         grad=lambda op, dy: [dy * math_ops.cast(math_ops.greater(op.outputs[0], 0.0),
-                                                 dy.dtype)])
-register("Relu6", kernel=simple(lambda x: np.clip(x, 0, 6).astype(x.dtype)),
-         grad=lambda op, dy: [dy * math_ops.cast(math_ops.logical_and(
-             math_ops.greater(op.inputs[0], 0.0), math_ops.less(op.inputs[0], 6.0)),
-             dy.dtype)])
-register("LeakyRelu",
-         kernel=lambda op, ctx: (lambda x, _a=op.attrs["alpha"]:
-                                 np.where(x > 0, x, x * _a).astype(x.dtype)),
-         grad=lambda op, dy: [array_ops.where(math_ops.greater(op.inputs[0], 0.0), dy,
-                                              dy * op.attrs["alpha"])])
-register("Elu", kernel=simple(lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
-                              .astype(x.dtype)),
-         grad=lambda op, dy: [array_ops.where(math_ops.greater(op.inputs[0], 0.0), dy,
-                                              dy * (op.outputs[0] + 1.0))])
-register("Softplus", kernel=simple(_softplus),
-         grad=lambda op, dy: [dy * math_ops.sigmoid(op.inputs[0])])
-register("Gelu", kernel=with_attrs(_gelu, "approximate"),
-         grad=lambda op, dy: [make_tensor("GeluGrad", [dy, op.inputs[0]], dy.dtype,
-                                          dy.shape, {"approximate": op.attrs["approximate"]})])
+OPS.define("Relu", kernel=simple(_relu),
+           grad=lambda op, dy: [dy * math_ops.cast(math_ops.greater(op.outputs[0], 0.0),
+                                                   dy.dtype)])
+OPS.define("Relu6", kernel=simple(lambda x: np.clip(x, 0, 6).astype(x.dtype)),
+           grad=lambda op, dy: [dy * math_ops.cast(math_ops.logical_and(
+               math_ops.greater(op.inputs[0], 0.0), math_ops.less(op.inputs[0], 6.0)),
+               dy.dtype)])
+OPS.define("LeakyRelu",
+           kernel=lambda op, ctx: (lambda x, _a=op.attrs["alpha"]:
+                                   np.where(x > 0, x, x * _a).astype(x.dtype)),
+           grad=lambda op, dy: [array_ops.where(math_ops.greater(op.inputs[0], 0.0), dy,
+                                                dy * op.attrs["alpha"])])
+OPS.define("Elu", kernel=simple(lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+                                .astype(x.dtype)),
+           grad=lambda op, dy: [array_ops.where(math_ops.greater(op.inputs[0], 0.0), dy,
+                                                dy * (op.outputs[0] + 1.0))])
+OPS.define("Softplus", kernel=simple(_softplus),
+           grad=lambda op, dy: [dy * math_ops.sigmoid(op.inputs[0])])
+OPS.define("Gelu", kernel=with_attrs(_gelu, "approximate"),
+           grad=lambda op, dy: [make_tensor("GeluGrad", [dy, op.inputs[0]], dy.dtype,
+                                            dy.shape, {"approximate": op.attrs["approximate"]})])
 
 
 def _gelu_grad_grad(op, g):
@@ -119,7 +121,7 @@ def _gelu_grad_grad(op, g):
     return [g * gp, g * dy * d2]
 
 
-register("GeluGrad", kernel=with_attrs(_gelu_grad_kernel, "approximate"), grad=_gelu_grad_grad)
+OPS.define("GeluGrad", kernel=with_attrs(_gelu_grad_kernel, "approximate"), grad=_gelu_grad_grad)
 
 
 # ------------------------------------------------------------------ softmax family
@@ -169,8 +171,8 @@ def _log_softmax_grad(op, dy):
     return [dy - math_ops.exp(op.outputs[0]) * math_ops.reduce_sum(dy, axis=a, keepdims=True)]
 
 
-register("Softmax", kernel=with_attrs(_softmax, "axis"), grad=_softmax_grad)
-register("LogSoftmax", kernel=with_attrs(_log_softmax, "axis"), grad=_log_softmax_grad)
+OPS.define("Softmax", kernel=with_attrs(_softmax, "axis"), grad=_softmax_grad)
+OPS.define("LogSoftmax", kernel=with_attrs(_log_softmax, "axis"), grad=_log_softmax_grad)
 
 
 def _xent_shapes(labels, logits, op_name):
@@ -273,7 +275,7 @@ def _xent_kernel_factory(op, ctx):
     return xent
 
 
-register("SoftmaxCrossEntropyWithLogits", kernel=_xent_kernel_factory, grad=_xent_grad)
+OPS.define("SoftmaxCrossEntropyWithLogits", kernel=_xent_kernel_factory, grad=_xent_grad)
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
@@ -340,8 +342,8 @@ def _sparse_xent_kernel_factory(op, ctx):
     return sparse_xent
 
 
-register("SparseSoftmaxCrossEntropyWithLogits", kernel=_sparse_xent_kernel_factory,
-         grad=_sparse_xent_grad)
+OPS.define("SparseSoftmaxCrossEntropyWithLogits", kernel=_sparse_xent_kernel_factory,
+           grad=_sparse_xent_grad)
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -365,8 +367,8 @@ def l2_loss(t, name=None):
     return make_tensor("L2Loss", [x], x.dtype, [], name=name)
 
 
-register("L2Loss", kernel=simple(lambda x: np.asarray(0.5 * np.vdot(x, x), dtype=x.dtype)),
-         grad=lambda op, dy: [op.inputs[0] * dy])
+OPS.define("L2Loss", kernel=simple(lambda x: np.asarray(0.5 * np.vdot(x, x), dtype=x.dtype)),
+           grad=lambda op, dy: [op.inputs[0] * dy])
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -399,7 +401,7 @@ def _bias_add_grad(op, dy):
     return [dy, math_ops.reduce_sum(dy, axis=axes)]
 
 
-register("BiasAdd", kernel=_bias_add_kernel, grad=_bias_add_grad)
+OPS.define("BiasAdd", kernel=_bias_add_kernel, grad=_bias_add_grad)
 
 
 def _bias_add_grad_kernel(dy, nchw):
@@ -414,8 +416,8 @@ def _bias_add_grad_grad(op, g):
                         {"nchw": op.attrs["nchw"]})]
 
 
-register("BiasAddGrad", kernel=with_attrs(_bias_add_grad_kernel, "nchw"),
-         grad=_bias_add_grad_grad)
+OPS.define("BiasAddGrad", kernel=with_attrs(_bias_add_grad_kernel, "nchw"),
+           grad=_bias_add_grad_grad)
 
 
 # ------------------------------------------------------------------ composites
@@ -490,4 +492,4 @@ def _in_top_k(p, t, k):
     return (p > target).sum(axis=1) < k
 
 
-register("InTopK", kernel=with_attrs(_in_top_k, "k"), grad=NOT_DIFFERENTIABLE)
+OPS.define("InTopK", kernel=with_attrs(_in_top_k, "k"), grad=NOT_DIFFERENTIABLE)

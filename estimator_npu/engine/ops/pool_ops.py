@@ -23,8 +23,10 @@ from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, float_tenso
                                                parse_padding, shape_of, split_shape, static_out_hw,
                                                window)
 from estimator_npu.engine.ops.core import make_tensor
-from estimator_npu.engine.registry import register
+from estimator_npu.engine.registry import OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ pooling kernels
@@ -262,20 +264,20 @@ def _max_pool_grad_grad_grad(op, h):
             _max_pool_grad_op(x, y, h, op.attrs)]
 
 
-register("MaxPool", kernel=_max_pool_kernel,
-         grad=lambda op, dy: [_max_pool_grad_op(op.inputs[0], op.outputs[0], dy, op.attrs)])
-register("MaxPoolGrad", kernel=_max_pool_grad_kernel,
-         grad=lambda op, g: [array_ops.zeros_like(op.inputs[0]),
-                             array_ops.zeros_like(op.inputs[1]),
-                             _max_pool_grad_grad_op(op.inputs[0], op.inputs[1], g, op.attrs)])
-register("MaxPoolGradGrad", kernel=_max_pool_grad_grad_kernel, grad=_max_pool_grad_grad_grad)
-register("AvgPool", kernel=_avg_pool_kernel,
-         grad=lambda op, dy: [make_tensor("AvgPoolGrad", [shape_of(op.inputs[0]), dy],
-                                          dy.dtype, _rank4(op.inputs[0].shape),
-                                          dict(op.attrs),
-                                          name="AvgPoolGrad")])
-register("AvgPoolGrad", kernel=_avg_pool_grad_kernel,
-         grad=lambda op, g: [None, _make_pool("AvgPool", g, op.attrs)])
+OPS.define("MaxPool", kernel=_max_pool_kernel,
+           grad=lambda op, dy: [_max_pool_grad_op(op.inputs[0], op.outputs[0], dy, op.attrs)])
+OPS.define("MaxPoolGrad", kernel=_max_pool_grad_kernel,
+           grad=lambda op, g: [array_ops.zeros_like(op.inputs[0]),
+                               array_ops.zeros_like(op.inputs[1]),
+                               _max_pool_grad_grad_op(op.inputs[0], op.inputs[1], g, op.attrs)])
+OPS.define("MaxPoolGradGrad", kernel=_max_pool_grad_grad_kernel, grad=_max_pool_grad_grad_grad)
+OPS.define("AvgPool", kernel=_avg_pool_kernel,
+           grad=lambda op, dy: [make_tensor("AvgPoolGrad", [shape_of(op.inputs[0]), dy],
+                                            dy.dtype, _rank4(op.inputs[0].shape),
+                                            dict(op.attrs),
+                                            name="AvgPoolGrad")])
+OPS.define("AvgPoolGrad", kernel=_avg_pool_grad_kernel,
+           grad=lambda op, g: [None, _make_pool("AvgPool", g, op.attrs)])
 
 
 def _pool(op_type, value, ksize, strides, padding, data_format, name):

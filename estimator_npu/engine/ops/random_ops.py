@@ -14,8 +14,10 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.core import make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import as_shape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def get_seed(op_seed):
@@ -94,9 +96,9 @@ def _uniform_kernel(op, ctx):
     return lambda: rng.uniform(lo, hi, size=shape).astype(dt.np)
 
 
-register("RandomNormal", kernel=_normal_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
-register("TruncatedNormal", kernel=_truncated_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
-register("RandomUniform", kernel=_uniform_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("RandomNormal", kernel=_normal_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("TruncatedNormal", kernel=_truncated_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("RandomUniform", kernel=_uniform_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 def random_uniform_like(x, seed=None, name=None):
@@ -112,8 +114,8 @@ def _uniform_like_kernel(op, ctx):
     return lambda x: rng.random(np.shape(x)).astype(np.result_type(x))
 
 
-register("RandomUniformLike", kernel=_uniform_like_kernel, grad=NOT_DIFFERENTIABLE,
-         stateful=True)
+OPS.define("RandomUniformLike", kernel=_uniform_like_kernel, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
 
 
 def random_shuffle(value, seed=None, name=None):
@@ -124,5 +126,5 @@ def random_shuffle(value, seed=None, name=None):
     return make_tensor("RandomShuffle", [x], x.dtype, x.shape, {"seed2": seed2}, name=name)
 
 
-register("RandomShuffle", kernel=lambda op, ctx: (lambda x, _r=ctx.rng(op): _r.permutation(x)),
-         grad=NOT_DIFFERENTIABLE, stateful=True)
+OPS.define("RandomShuffle", kernel=lambda op, ctx: (lambda x, _r=ctx.rng(op): _r.permutation(x)),
+           grad=NOT_DIFFERENTIABLE, stateful=True)

@@ -11,8 +11,10 @@ from estimator_npu.engine.ops import _fast
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.ops.math_ops import (cast, equal, logical_and, negative, ones_like_,
                                                where_)
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, with_attrs
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, with_attrs
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ reductions
@@ -213,8 +215,8 @@ def _broadcast_reduced_grad(op, g):
     return [red(g, axis=axis, keepdims=keepdims), None]
 
 
-register("BroadcastReduced", kernel=with_attrs(_broadcast_reduced, "axis", "keepdims", "mean"),
-         grad=_broadcast_reduced_grad)
+OPS.define("BroadcastReduced", kernel=with_attrs(_broadcast_reduced, "axis", "keepdims", "mean"),
+           grad=_broadcast_reduced_grad)
 
 
 def _sum_grad(op, dy):
@@ -258,13 +260,13 @@ def _sum_kernel(op, ctx):
                           x.dtype.is_floating)
 
 
-register("Sum", kernel=_sum_kernel, grad=_sum_grad)
-register("Mean", kernel=_mean_kernel, grad=_mean_grad)
-register("Max", kernel=_red_kernel(np.maximum.reduce), grad=_extreme_grad)
-register("Min", kernel=_red_kernel(np.minimum.reduce), grad=_extreme_grad)
-register("Prod", kernel=_red_kernel(np.multiply.reduce), grad=_prod_grad)
-register("All", kernel=_red_kernel(np.logical_and.reduce), grad=NOT_DIFFERENTIABLE)
-register("Any", kernel=_red_kernel(np.logical_or.reduce), grad=NOT_DIFFERENTIABLE)
+OPS.define("Sum", kernel=_sum_kernel, grad=_sum_grad)
+OPS.define("Mean", kernel=_mean_kernel, grad=_mean_grad)
+OPS.define("Max", kernel=_red_kernel(np.maximum.reduce), grad=_extreme_grad)
+OPS.define("Min", kernel=_red_kernel(np.minimum.reduce), grad=_extreme_grad)
+OPS.define("Prod", kernel=_red_kernel(np.multiply.reduce), grad=_prod_grad)
+OPS.define("All", kernel=_red_kernel(np.logical_and.reduce), grad=NOT_DIFFERENTIABLE)
+OPS.define("Any", kernel=_red_kernel(np.logical_or.reduce), grad=NOT_DIFFERENTIABLE)
 
 
 def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
@@ -297,5 +299,5 @@ def _arg_kernel(fn):
     return factory
 
 
-register("ArgMax", kernel=_arg_kernel(np.argmax), grad=NOT_DIFFERENTIABLE)
-register("ArgMin", kernel=_arg_kernel(np.argmin), grad=NOT_DIFFERENTIABLE)
+OPS.define("ArgMax", kernel=_arg_kernel(np.argmax), grad=NOT_DIFFERENTIABLE)
+OPS.define("ArgMin", kernel=_arg_kernel(np.argmin), grad=NOT_DIFFERENTIABLE)

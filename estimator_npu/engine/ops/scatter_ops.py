@@ -6,7 +6,9 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.ops.state_ops import variable_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register, simple, with_attrs
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _int_tensor(x, what, op_type):
@@ -36,9 +38,9 @@ def _gather_nd(p, idx):
         np.broadcast_to(p, idx.shape[:-1] + p.shape).copy()
 
 
-register("GatherNd", kernel=simple(_gather_nd),
-         grad=lambda op, dy: [make_tensor("ScatterNdLike", [op.inputs[1], dy, op.inputs[0]],
-                                          dy.dtype, op.inputs[0].shape), None])
+OPS.define("GatherNd", kernel=simple(_gather_nd),
+           grad=lambda op, dy: [make_tensor("ScatterNdLike", [op.inputs[1], dy, op.inputs[0]],
+                                            dy.dtype, op.inputs[0].shape), None])
 
 
 def scatter_nd(indices, updates, shape, name=None):
@@ -58,11 +60,11 @@ def _scatter_nd(idx, u, shape):
     return out
 
 
-register("ScatterNd", kernel=with_attrs(_scatter_nd, "shape"),
-         grad=lambda op, dy: [None, gather_nd(dy, op.inputs[0])])
-register("ScatterNdLike", kernel=simple(lambda idx, u, like: _scatter_nd(idx, u,
-                                                                         np.shape(like))),
-         grad=lambda op, g: [None, gather_nd(g, op.inputs[0]), None])
+OPS.define("ScatterNd", kernel=with_attrs(_scatter_nd, "shape"),
+           grad=lambda op, dy: [None, gather_nd(dy, op.inputs[0])])
+OPS.define("ScatterNdLike", kernel=simple(lambda idx, u, like: _scatter_nd(idx, u,
+                                                                           np.shape(like))),
+           grad=lambda op, g: [None, gather_nd(g, op.inputs[0]), None])
 
 
 # ------------------------------------------------------------------ variable scatters
@@ -89,8 +91,8 @@ def _scatter_kernel(mode):
 
 
 for _t, _m in (("ScatterUpdate", "update"), ("ScatterAdd", "add"), ("ScatterSub", "sub")):
-    register(_t, kernel=_scatter_kernel(_m), grad=NOT_DIFFERENTIABLE, may_alias=True,
-             stateful=True)
+    OPS.define(_t, kernel=_scatter_kernel(_m), grad=NOT_DIFFERENTIABLE, may_alias=True,
+               stateful=True)
 
 
 def _scatter(op_type, ref, indices, updates, name):
@@ -136,8 +138,8 @@ def _segment_sum(d, s, n):
     return out
 
 
-register("UnsortedSegmentSum", kernel=simple(_segment_sum),
-         grad=lambda op, dy: [array_ops.gather(dy, op.inputs[1]), None, None])
+OPS.define("UnsortedSegmentSum", kernel=simple(_segment_sum),
+           grad=lambda op, dy: [array_ops.gather(dy, op.inputs[1]), None, None])
 
 
 def segment_sum(data, segment_ids, name=None):
@@ -181,11 +183,11 @@ def _unique(x, dtype, counts=False):
     return out + (cnt[order].astype(dtype.np),) if counts else out
 
 
-register("Unique", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"]: _unique(x, _d)),
-         grad=NOT_DIFFERENTIABLE)
-register("UniqueWithCounts",
-         kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"]: _unique(x, _d, True)),
-         grad=NOT_DIFFERENTIABLE)
+OPS.define("Unique", kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"]: _unique(x, _d)),
+           grad=NOT_DIFFERENTIABLE)
+OPS.define("UniqueWithCounts",
+           kernel=lambda op, ctx: (lambda x, _d=op.attrs["dtype"]: _unique(x, _d, True)),
+           grad=NOT_DIFFERENTIABLE)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):

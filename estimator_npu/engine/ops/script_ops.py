@@ -10,8 +10,10 @@ import numpy as np
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1 argument names
@@ -88,9 +90,9 @@ def _py_func_kernel(op, ctx):
     return call
 
 
-register("PyFunc", kernel=_py_func_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
-         stateful=True)
-register("PyFuncStateless", kernel=_py_func_kernel, grad=NOT_DIFFERENTIABLE,
-         may_alias=True)
+OPS.define("PyFunc", kernel=_py_func_kernel, grad=NOT_DIFFERENTIABLE, may_alias=True,
+           stateful=True)
+OPS.define("PyFuncStateless", kernel=_py_func_kernel, grad=NOT_DIFFERENTIABLE,
+           may_alias=True)
 
 __all__ = ["py_func", "numpy_function"]

@@ -5,7 +5,9 @@ The op is its own inverse, so its gradient is the same reversal of the cotangent
 import numpy as np
 
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import register
+from estimator_npu.engine.registry import OpFamily
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa
@@ -44,8 +46,8 @@ def _reverse_kernel(op, ctx):
     return reverse
 
 
-register("ReverseSequence", kernel=_reverse_kernel,
-         grad=lambda op, dy: [reverse_sequence(dy, op.inputs[1], op.attrs["seq_axis"],
-                                               op.attrs["batch_axis"]), None])
+OPS.define("ReverseSequence", kernel=_reverse_kernel,
+           grad=lambda op, dy: [reverse_sequence(dy, op.inputs[1], op.attrs["seq_axis"],
+                                                 op.attrs["batch_axis"]), None])
 
 __all__ = ["reverse_sequence"]

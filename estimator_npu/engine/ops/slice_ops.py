@@ -6,7 +6,9 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.array_ops import reshape, where
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
-from estimator_npu.engine.registry import register, with_attrs
+from estimator_npu.engine.registry import OpFamily, with_attrs
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 # ------------------------------------------------------------------ slicing
@@ -85,10 +87,10 @@ def _slice_grad_kernel(dy, x, key):
     return out
 
 
-register("StridedSlice", kernel=lambda op, ctx: (lambda x, _k=op.attrs["key"]: x[_k]),
-         grad=_slice_grad, may_alias=True)
-register("SliceGrad", kernel=with_attrs(_slice_grad_kernel, "key"),
-         grad=lambda op, g: [_strided(g, op.attrs["key"]), None])
+OPS.define("StridedSlice", kernel=lambda op, ctx: (lambda x, _k=op.attrs["key"]: x[_k]),
+           grad=_slice_grad, may_alias=True)
+OPS.define("SliceGrad", kernel=with_attrs(_slice_grad_kernel, "key"),
+           grad=lambda op, g: [_strided(g, op.attrs["key"]), None])
 
 
 def getitem(x, key):
@@ -141,8 +143,8 @@ def reverse(tensor, axis, name=None):
     return _strided(x, tuple(key), name)
 
 
-register("ReverseV2", kernel=with_attrs(np.flip, "axis"),
-         grad=lambda op, dy: [reverse(dy, list(op.attrs["axis"]))], may_alias=True)
+OPS.define("ReverseV2", kernel=with_attrs(np.flip, "axis"),
+           grad=lambda op, dy: [reverse(dy, list(op.attrs["axis"]))], may_alias=True)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
@@ -184,8 +186,8 @@ def _gather_grad_kernel(dy, params, idx, axis):
     return out
 
 
-register("GatherV2", kernel=lambda op, ctx: (lambda p, i, _a=op.attrs["axis"]:
-                                             np.take(p, i, axis=_a)),
-         grad=_gather_grad)
-register("GatherGrad", kernel=with_attrs(_gather_grad_kernel, "axis"),
-         grad=lambda op, g: [gather(g, op.inputs[2], axis=op.attrs["axis"]), None, None])
+OPS.define("GatherV2", kernel=lambda op, ctx: (lambda p, i, _a=op.attrs["axis"]:
+                                               np.take(p, i, axis=_a)),
+           grad=_gather_grad)
+OPS.define("GatherGrad", kernel=with_attrs(_gather_grad_kernel, "axis"),
+           grad=lambda op, g: [gather(g, op.inputs[2], axis=op.attrs["axis"]), None, None])

@@ -10,12 +10,14 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import GraphKeys, Operation, Tensor, get_default_graph
 from estimator_npu.engine.ops.core import convert_to_tensor, group, make_op
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import as_shape
 
-register("VariableV2", kernel=lambda op, ctx: None, grad=lambda op, dy: [],
-         inline=lambda op, ctx, bind: bind(ctx.store(op)) + ".value", may_alias=True,
-         reads_variable=True)
+OPS = OpFamily(__name__)  # this family's op definitions (data)
+
+OPS.define("VariableV2", kernel=lambda op, ctx: None, grad=lambda op, dy: [],
+           inline=lambda op, ctx, bind: bind(ctx.store(op)) + ".value", may_alias=True,
+           reads_variable=True)
 
 
 def _assign_kernel(mode):
@@ -46,12 +48,12 @@ def _assign_kernel(mode):
     return factory
 
 
-register("Assign", kernel=_assign_kernel("assign"), grad=NOT_DIFFERENTIABLE,
-         may_alias=True, stateful=True, initializes_variable=True)
-register("AssignAdd", kernel=_assign_kernel("add"), grad=NOT_DIFFERENTIABLE,
-         may_alias=True, stateful=True)
-register("AssignSub", kernel=_assign_kernel("sub"), grad=NOT_DIFFERENTIABLE,
-         may_alias=True, stateful=True)
+OPS.define("Assign", kernel=_assign_kernel("assign"), grad=NOT_DIFFERENTIABLE,
+           may_alias=True, stateful=True, initializes_variable=True)
+OPS.define("AssignAdd", kernel=_assign_kernel("add"), grad=NOT_DIFFERENTIABLE,
+           may_alias=True, stateful=True)
+OPS.define("AssignSub", kernel=_assign_kernel("sub"), grad=NOT_DIFFERENTIABLE,
+           may_alias=True, stateful=True)
 
 
 def variable_op(ref):
@@ -316,7 +318,7 @@ def _report_kernel(op, ctx):
     return report
 
 
-register("ReportUninitialized", kernel=_report_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("ReportUninitialized", kernel=_report_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def _initialized_value_kernel(op, ctx):
@@ -324,5 +326,5 @@ def _initialized_value_kernel(op, ctx):
     return lambda initial: initial if store.value is None else store.value
 
 
-register("InitializedValue", kernel=_initialized_value_kernel, grad=NOT_DIFFERENTIABLE,
-         may_alias=True)
+OPS.define("InitializedValue", kernel=_initialized_value_kernel, grad=NOT_DIFFERENTIABLE,
+           may_alias=True)

@@ -16,8 +16,10 @@ import numpy as np
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, register
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+
+OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _SCALAR = TensorShape([])
 
@@ -56,6 +58,20 @@ class TAValue:
             out.append(y if x is None else x if y is None else x + y)
         return self._like(out)
 
+    def add_into(self, other):
+        """Adds ``other``'s entries into this value's own item list (for an accumulator that
+        owns ``self``, made by ``add``; the arrays themselves are never written to). Costs
+        one step per entry ``other`` holds, so a loop's gradient accumulating one entry per
+        iteration stays linear in the number of iterations."""
+        items = self.items
+        extra = len(other.items) - len(items)
+        if extra > 0:
+            items.extend([None] * extra)
+        for i, y in enumerate(other.items):
+            if y is not None:
+                x = items[i]
+                items[i] = y if x is None else x + y
+
     def __repr__(self):
         return f"<TensorArray value {self.name} size={len(self.items)}>"
 
@@ -87,7 +103,7 @@ def _write_kernel(op, ctx):
         items = list(flow.items)
         if i >= len(items):
             items.extend([None] * (i + 1 - len(items)))
-        items[i] = np.asarray(value)
+        items[i] = value if type(value) is np.ndarray else np.asarray(value)
         return flow._like(items)
     return write
 
@@ -215,8 +231,13 @@ def _grad_read_kernel(op, ctx):
 def _grad_clear_kernel(op, ctx):
     def clear(dflow, indices):
         items = list(dflow.items)
-        for i in np.asarray(indices).reshape(-1):
-            if i < len(items):
+        n = len(items)
+        if isinstance(indices, (np.ndarray, list, tuple)):
+            idx = np.ravel(indices).tolist()
+        else:  # one index (a write's gradient): a numpy or Python integer
+            idx = (int(indices),)
+        for i in idx:
+            if i < n:
                 items[i] = None
         return dflow._like(items)
     return clear
@@ -233,6 +254,14 @@ def _grad_put_kernel(op, ctx):
             items[i] = dy[k] if items[i] is None else items[i] + dy[k]
         return TAValue(items)
     return put
+
+
+def _grad_put_at_kernel(op, ctx):
+    def put_at(index, dy):  # the gradient of one read: entry ``index`` only
+        items = [None] * (int(index) + 1)
+        items[-1] = dy
+        return TAValue(items)
+    return put_at
 
 
 def _grad_gather_kernel(op, ctx):
@@ -299,9 +328,7 @@ def _write_grad(op, dflow):
 
 
 def _read_grad(op, dy):
-    _, index = op.inputs
-    from estimator_npu.engine.ops.array_ops import expand_dims, reshape
-    return [_variant("TensorArrayGradPut", [reshape(index, [1]), expand_dims(dy, 0)]), None]
+    return [_variant("TensorArrayGradPutAt", [op.inputs[1], dy]), None]
 
 
 def _stack_grad(op, dy):
@@ -363,27 +390,28 @@ def _grad_clear_first_kernel(op, ctx):
     return clear
 
 
-register("TensorArrayV3", kernel=_new_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayWriteV3", kernel=_write_kernel, grad=_write_grad)
-register("TensorArrayReadV3", kernel=_read_kernel, grad=_read_grad)
-register("TensorArrayStackV3", kernel=_stack_kernel, grad=_stack_grad)
-register("TensorArrayGatherV3", kernel=_gather_kernel, grad=_gather_grad)
-register("TensorArrayScatterV3", kernel=_scatter_kernel, grad=_scatter_grad)
-register("TensorArrayUnstackV3", kernel=_unstack_kernel, grad=_unstack_grad)
-register("TensorArrayConcatV3", kernel=_concat_kernel, grad=_concat_grad)
-register("TensorArraySplitV3", kernel=_split_kernel, grad=_split_grad)
-register("TensorArraySizeV3", kernel=_size_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayZeroGrad", kernel=lambda op, ctx: TAValue.empty, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradSum", kernel=_grad_sum_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradRead", kernel=_grad_read_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradClear", kernel=_grad_clear_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradPut", kernel=_grad_put_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradGather", kernel=_grad_gather_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradSplit", kernel=_grad_split_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradConcat", kernel=_grad_concat_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradUnstack", kernel=_grad_unstack_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradStack", kernel=_grad_stack_kernel, grad=NOT_DIFFERENTIABLE)
-register("TensorArrayGradClearFirst", kernel=_grad_clear_first_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayV3", kernel=_new_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayWriteV3", kernel=_write_kernel, grad=_write_grad)
+OPS.define("TensorArrayReadV3", kernel=_read_kernel, grad=_read_grad)
+OPS.define("TensorArrayStackV3", kernel=_stack_kernel, grad=_stack_grad)
+OPS.define("TensorArrayGatherV3", kernel=_gather_kernel, grad=_gather_grad)
+OPS.define("TensorArrayScatterV3", kernel=_scatter_kernel, grad=_scatter_grad)
+OPS.define("TensorArrayUnstackV3", kernel=_unstack_kernel, grad=_unstack_grad)
+OPS.define("TensorArrayConcatV3", kernel=_concat_kernel, grad=_concat_grad)
+OPS.define("TensorArraySplitV3", kernel=_split_kernel, grad=_split_grad)
+OPS.define("TensorArraySizeV3", kernel=_size_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayZeroGrad", kernel=lambda op, ctx: TAValue.empty, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradSum", kernel=_grad_sum_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradRead", kernel=_grad_read_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradClear", kernel=_grad_clear_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradPut", kernel=_grad_put_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradPutAt", kernel=_grad_put_at_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradGather", kernel=_grad_gather_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradSplit", kernel=_grad_split_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradConcat", kernel=_grad_concat_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradUnstack", kernel=_grad_unstack_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradStack", kernel=_grad_stack_kernel, grad=NOT_DIFFERENTIABLE)
+OPS.define("TensorArrayGradClearFirst", kernel=_grad_clear_first_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 __all__ = ["TAValue", "zero_flow_grad", "sum_flow_grads"]
