@@ -35,6 +35,8 @@ import os
 import re
 import tempfile
 
+import numpy as np
+
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
 from estimator_npu.train import legacy_checkpoint, sstable, tensor_bundle
@@ -97,9 +99,9 @@ def _naming(error, path):
 def write_checkpoint(prefix, tensors):
     """Writes ``tensors`` (name -> numpy array) as TF V2 checkpoint ``prefix``: the data
     file first, then the index, each atomically."""
-    chunks, index = tensor_bundle.encode(tensors)
+    chunks, index = tensor_bundle.stream(tensors)
     atomic_write(prefix + DATA_SUFFIX, chunks)
-    atomic_write(prefix + INDEX_SUFFIX, [index])
+    atomic_write(prefix + INDEX_SUFFIX, [index()])
 
 
 # ------------------------------------------------------------------ reading
@@ -193,6 +195,34 @@ class CheckpointReader:
         """Every tensor (fresh arrays), after checking all checksums."""
         return self._index.read_all()
 
+    def read_many(self, names, out=None):
+        """``{name: value}`` of tensors ``names``, all checked before any is returned or
+        written. Where ``out[name]`` is a writable array of the tensor's shape and dtype
+        the bytes are copied straight into it (and it is the value returned): a restore
+        into existing variables makes no other copy. Raises as ``get_tensor``."""
+        missing = [n for n in names if n not in self._index.entries]
+        if missing:
+            raise errors.NotFoundError(None, None, f"Key {missing[0]} not found in checkpoint "
+                                       f"{self.prefix}"
+                                       f"{nearest_keys_hint(missing[0], self.keys())}")
+        if hasattr(self._index, "read_many"):
+            return self._index.read_many(names, out)
+        values = {n: self._index.read(n) for n in names}     # the earlier JSON format
+        for n, dest in (out or {}).items():
+            v = values.get(n)
+            if (isinstance(dest, np.ndarray) and v is not None and dest.shape == v.shape
+                    and dest.dtype == v.dtype and dest.flags.writeable):
+                np.copyto(dest, v)
+                values[n] = dest
+        return values
+
+    def verify(self):
+        """Reads and checks every byte of the checkpoint, keeping no value."""
+        if hasattr(self._index, "verify"):
+            self._index.verify()
+        else:
+            self._index.read_all()
+
     def debug_string(self):
         return "".join(f"{n} ({self._index.dtype_name(n)}) {self._index.shape(n)}\n"
                        for n in self.keys()).encode()
@@ -219,7 +249,7 @@ def verify_checkpoint(prefix):
             no known format. Messages name the file (and the tensor).
     """
     reader = CheckpointReader(prefix)
-    reader.read_all()
+    reader.verify()
     return reader
 
 

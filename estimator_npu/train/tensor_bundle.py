@@ -17,6 +17,11 @@ where there is one, the tensor.
 import os
 import struct
 
+try:
+    import mmap
+except ImportError:      # platforms without mmap read into buffers
+    mmap = None
+
 import numpy as np
 
 from estimator_npu import errors
@@ -26,7 +31,7 @@ from estimator_npu.train import sstable
 
 INDEX_SUFFIX = ".index"
 BUNDLE_VERSION = 1
-_CHUNK = 1 << 24
+_CHUNK = 1 << 20      # crc32c and write in pieces that stay in the CPU cache
 
 _DT_BY_NAME = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
                "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14,
@@ -89,9 +94,21 @@ def _shape_proto(shape):
 
 def encode(tensors):
     """``(data chunks, index table bytes)`` of a one-shard bundle holding ``tensors``."""
-    chunks, items, offset = [], [], 0
+    chunks, finish = stream(tensors)
+    chunks = list(chunks)
+    return chunks, finish()
+
+
+def stream(tensors):
+    """``(chunks, finish)``: an iterator over the data file's bytes of a one-shard bundle
+    holding ``tensors``, and a function returning the index table's bytes once the
+    iterator is exhausted.
+
+    Each tensor's crc32c is computed chunk by chunk (``_CHUNK`` bytes) just before the
+    chunk is handed on, so writing it reads it from the CPU cache: one pass over memory.
+    """
     header = pb.BundleHeaderProto(num_shards=1, version=pb.VersionDef(producer=BUNDLE_VERSION))
-    items.append((b"", header.SerializeToString()))
+    plan, offset = [], 0
     for name in sorted(tensors, key=lambda n: n.encode("utf-8")):
         arr = np.asarray(tensors[name])
         try:
@@ -100,16 +117,36 @@ def encode(tensors):
             raise TypeError(f"Variable {name}: {e}") from None
         if dt == 7:
             parts, crc = _string_bytes(arr)
-            size = sum(len(p) for p in parts)
+            raw, size = None, sum(len(p) for p in parts)
         else:
             raw = _raw(arr)
-            parts, size, crc = [raw], raw.nbytes, sstable.mask(sstable.crc32c(raw))
-        entry = pb.BundleEntryProto(dtype=dt, shape=_shape_proto(arr.shape), offset=offset,
-                                    size=size, crc32c=crc)
-        items.append((name.encode("utf-8"), entry.SerializeToString()))
-        chunks.extend(parts)
+            parts, crc, size = None, None, raw.nbytes
+        plan.append([name, dt, arr.shape, offset, size, crc, parts, raw])
         offset += size
-    return chunks, sstable.build_table(items)
+
+    def chunks():
+        for item in plan:
+            if item[6] is not None:
+                yield from item[6]
+                continue
+            raw, crc = item[7], 0
+            for pos in range(0, raw.nbytes, _CHUNK):
+                piece = raw[pos:pos + _CHUNK]
+                crc = sstable.crc32c(piece, crc)
+                yield piece
+            item[5] = sstable.mask(crc)
+            item[7] = None
+
+    def finish():
+        items = [(b"", header.SerializeToString())]
+        for name, dt, shape, off, size, crc, _, raw in plan:
+            if crc is None:
+                raise RuntimeError("the data chunks were not all written")
+            entry = pb.BundleEntryProto(dtype=dt, shape=_shape_proto(shape), offset=off,
+                                        size=size, crc32c=crc)
+            items.append((name.encode("utf-8"), entry.SerializeToString()))
+        return sstable.build_table(items)
+    return chunks(), finish
 
 
 # ------------------------------------------------------------------ reading
@@ -172,60 +209,94 @@ class BundleReader:
     def data_path(self, name):
         return data_filename(self.prefix, self.entries[name].shard_id, self.num_shards)
 
-    def _read(self, f, name, path, out_len):
-        e = self.entries[name]
-        f.seek(e.offset)
-        buf = bytearray(out_len)
-        n = f.readinto(buf)
-        if n != out_len:
-            raise _loss(f"Checkpoint {self.prefix}: data file {path} ends after "
-                        f"{e.offset + n} bytes but tensor {name!r} needs bytes up to "
-                        f"{e.offset + out_len} (truncated?)")
-        return buf
-
-    def read(self, name, f=None):
-        """The value of tensor ``name`` as a fresh numpy array, checked against its crc."""
-        e = self.entries[name]
-        path = self.data_path(name)
+    def _check_dtype(self, name):
         dname = self.dtype_name(name)
         if dname not in _DT_BY_NAME:
             raise _loss(f"Checkpoint {self.prefix}: tensor {name!r} has dtype {dname}, "
                         "which this reader does not support")
-        close = f is None
-        if f is None:
-            try:
-                f = open(path, "rb")
-            except FileNotFoundError:
-                raise errors.NotFoundError(None, None, f"Checkpoint {self.prefix}: data file "
-                                           f"{path} is missing (needed for tensor "
-                                           f"{name!r})") from None
+        return dname
+
+    def _checked(self, name, data):
+        """Checks the bytes ``data`` (a uint8 array) of tensor ``name`` against its entry
+        and crc32c; returns its value: a string array, or a typed view of ``data``."""
+        e = self.entries[name]
+        path = self.data_path(name)
+        dname = self._check_dtype(name)
+        shape = self.shape(name)
+        if dname == "string":
+            return self._strings(name, path, bytes(data), shape)
+        dt = _np_dtype(dname).newbyteorder("<")
+        need = dt.itemsize * int(np.prod(shape, dtype=np.int64))
+        if need != e.size:
+            raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} of "
+                        f"shape {shape} and dtype {dname} needs {need} bytes but its "
+                        f"entry says {e.size}")
+        if sstable.mask(sstable.crc32c(data)) != e.crc32c and (
+                e.size or e.crc32c not in (0, sstable.mask(0))):
+            raise self._crc_error(name, path)
+        return data.view(dt).reshape(shape)
+
+    def read(self, name, f=None):
+        """The value of tensor ``name`` as a fresh numpy array, checked against its crc."""
+        return self.read_many([name])[name]
+
+    def read_many(self, names, out=None, check_only=False):
+        """``{name: value}`` of tensors ``names``; every byte of every one of them is
+        checked before any value is returned or written.
+
+        Where ``out[name]`` is a writable array of the tensor's shape and (native) dtype,
+        the value is copied into it and that array is returned: the data file is
+        memory-mapped, the checks read the page cache in place, and the one copy goes
+        straight into the destination. Other values are read into fresh arrays (one
+        copy too). ``check_only``: check the bytes through the mapping, return ``None``.
+        Where mapping fails, bytes are read into fresh buffers instead.
+
+        Raises:
+            errors.NotFoundError: a data file is missing (names it and a tensor).
+            errors.DataLossError: a data file is truncated or a tensor fails its crc32c
+                (names the file and the tensor).
+        """
+        out = out or {}
+        order = sorted(names, key=lambda n: (self.entries[n].shard_id,
+                                             self.entries[n].offset))
+        files, checked = {}, []
         try:
-            shape = self.shape(name)
-            if dname == "string":
-                buf = self._read(f, name, path, e.size)
-                return self._strings(name, path, buf, shape)
-            dt = _np_dtype(dname).newbyteorder("<")
-            arr = np.empty(shape, dt)
-            if arr.nbytes != e.size:
-                raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} of "
-                            f"shape {shape} and dtype {dname} needs {arr.nbytes} bytes but "
-                            f"its entry says {e.size}")
-            if arr.nbytes:
-                f.seek(e.offset)
-                view = arr.reshape(-1).view(np.uint8)
-                n = f.readinto(view)
-                if n != arr.nbytes:
-                    raise _loss(f"Checkpoint {self.prefix}: data file {path} ends after "
-                                f"{e.offset + n} bytes but tensor {name!r} needs bytes up "
-                                f"to {e.offset + e.size} (truncated?)")
-                if sstable.mask(sstable.crc32c(view)) != e.crc32c:
-                    raise self._crc_error(name, path)
-            elif e.crc32c not in (0, sstable.mask(0)):
-                raise self._crc_error(name, path)
-            return arr if dt.isnative else arr.astype(dt.newbyteorder("="))
+            for name in order:                     # phase 1: read and check everything
+                path = self.data_path(name)
+                df = files.get(path)
+                if df is None:
+                    df = files[path] = _DataFile(self.prefix, path, name)
+                e = self.entries[name]
+                dest = out.get(name)
+                data, owned = df.bytes(e.offset, e.size, name, mapped=check_only or (
+                    isinstance(dest, np.ndarray) and dest.flags.writeable))
+                value = self._checked(name, data)
+                del data
+                if not check_only:
+                    checked.append((name, value, owned))
+            if check_only:
+                return None
+            result = {}
+            for name, value, owned in checked:     # phase 2: copy into place
+                dest = out.get(name)
+                if (value.dtype.kind != "O" and isinstance(dest, np.ndarray)
+                        and dest.shape == value.shape and dest.flags.writeable
+                        and dest.dtype == value.dtype.newbyteorder("=")):
+                    np.copyto(dest, value)
+                    result[name] = dest
+                elif value.dtype.kind == "O" or (owned and value.dtype.isnative):
+                    result[name] = value
+                else:
+                    result[name] = np.array(value, dtype=value.dtype.newbyteorder("="))
+            return result
         finally:
-            if close:
-                f.close()
+            del checked
+            for df in files.values():
+                df.close()
+
+    def verify(self):
+        """Checks every byte of every tensor, without keeping any value."""
+        self.read_many(list(self.entries), check_only=True)
 
     def _crc_error(self, name, path):
         return _loss(f"Checkpoint {self.prefix} is corrupted: tensor {name!r} in data file "
@@ -255,28 +326,75 @@ class BundleReader:
         return out.reshape(shape)
 
     def read_all(self):
-        """Every tensor, each verified; data files opened once each."""
-        out, files = {}, {}
+        """Every tensor (fresh arrays), each verified before any is returned."""
+        return self.read_many(list(self.entries))
+
+
+class _DataFile:
+    """One open data file of a bundle; its bytes are read into fresh buffers or, on
+    request, viewed through a memory mapping (made on first use)."""
+
+    def __init__(self, prefix, path, name):
+        self.prefix, self.path, self.map, self.array = prefix, path, None, None
         try:
-            for name in sorted(self.entries, key=lambda n: (self.entries[n].shard_id,
-                                                            self.entries[n].offset)):
-                path = self.data_path(name)
-                if path not in files:
-                    try:
-                        files[path] = open(path, "rb")
-                    except FileNotFoundError:
-                        raise errors.NotFoundError(
-                            None, None, f"Checkpoint {self.prefix}: data file {path} is "
-                            f"missing (needed for tensor {name!r})") from None
-                out[name] = self.read(name, files[path])
-        finally:
-            for f in files.values():
-                f.close()
-        return out
+            self.f = open(path, "rb", buffering=0)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"Checkpoint {prefix}: data file {path} "
+                                       f"is missing (needed for tensor {name!r})") from None
+        self.size = os.fstat(self.f.fileno()).st_size
+        self.can_map = mmap is not None and self.size > 0
+
+    def _mapped(self):
+        if self.array is None and self.can_map:
+            try:
+                self.map = mmap.mmap(self.f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError, OverflowError):
+                self.can_map = False
+                return None
+            if hasattr(self.map, "madvise") and hasattr(mmap, "MADV_WILLNEED"):
+                try:
+                    self.map.madvise(mmap.MADV_WILLNEED)   # read ahead when not cached
+                except OSError:
+                    pass
+            self.array = np.frombuffer(self.map, np.uint8)
+        return self.array
+
+    def bytes(self, offset, size, name, mapped):
+        """``(uint8 array of the bytes, owned)``: with ``mapped`` a view of the mapping
+        (``owned`` False), else a fresh buffer read from the file."""
+        if offset + size > self.size:
+            raise _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
+                        f"{self.size} bytes but tensor {name!r} needs bytes up to "
+                        f"{offset + size} (truncated?)")
+        view = self._mapped() if mapped and size else None
+        if view is not None:
+            return view[offset:offset + size], False
+        buf = np.empty(size, np.uint8)
+        self.f.seek(offset)
+        n = 0
+        while n < size:                # one read returns at most ~2 GiB on Linux
+            k = self.f.readinto(buf[n:])
+            if not k:
+                break
+            n += k
+        if n != size:
+            raise _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
+                        f"{offset + n} bytes but tensor {name!r} needs bytes up to "
+                        f"{offset + size} (truncated?)")
+        return buf, True
+
+    def close(self):
+        self.array = None
+        if self.map is not None:
+            try:
+                self.map.close()
+            except BufferError:        # a view is still referenced (a traceback):
+                pass                   # the mapping goes with it
+        self.f.close()
 
 
 def is_bundle_index(raw):
     return sstable.is_table(raw)
 
 
-__all__ = ["BundleReader", "encode", "data_filename", "is_bundle_index", "dtype_enum"]
+__all__ = ["BundleReader", "encode", "stream", "data_filename", "is_bundle_index", "dtype_enum"]
