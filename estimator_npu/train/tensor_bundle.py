@@ -216,9 +216,10 @@ class BundleReader:
                         "which this reader does not support")
         return dname
 
-    def _checked(self, name, data):
+    def _checked(self, name, data, crc=None):
         """Checks the bytes ``data`` (a uint8 array) of tensor ``name`` against its entry
-        and crc32c; returns its value: a string array, or a typed view of ``data``."""
+        and crc32c (``crc``: that of ``data``, if already known); returns its value: a
+        string array, or a typed view of ``data``."""
         e = self.entries[name]
         path = self.data_path(name)
         dname = self._check_dtype(name)
@@ -231,7 +232,9 @@ class BundleReader:
             raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} of "
                         f"shape {shape} and dtype {dname} needs {need} bytes but its "
                         f"entry says {e.size}")
-        if sstable.mask(sstable.crc32c(data)) != e.crc32c and (
+        if crc is None:
+            crc = sstable.crc32c(data)
+        if sstable.mask(crc) != e.crc32c and (
                 e.size or e.crc32c not in (0, sstable.mask(0))):
             raise self._crc_error(name, path)
         return data.view(dt).reshape(shape)
@@ -268,9 +271,10 @@ class BundleReader:
                     df = files[path] = _DataFile(self.prefix, path, name)
                 e = self.entries[name]
                 dest = out.get(name)
-                data, owned = df.bytes(e.offset, e.size, name, mapped=check_only or (
+                data, crc = df.bytes(e.offset, e.size, name, mapped=check_only or (
                     isinstance(dest, np.ndarray) and dest.flags.writeable))
-                value = self._checked(name, data)
+                owned = crc is not None
+                value = self._checked(name, data, crc)
                 del data
                 if not check_only:
                     checked.append((name, value, owned))
@@ -360,28 +364,30 @@ class _DataFile:
         return self.array
 
     def bytes(self, offset, size, name, mapped):
-        """``(uint8 array of the bytes, owned)``: with ``mapped`` a view of the mapping
-        (``owned`` False), else a fresh buffer read from the file."""
+        """``(uint8 array of the bytes, crc32c)``: with ``mapped`` a view of the mapping
+        and ``None`` (not computed yet), else a fresh buffer read from the file and the
+        crc32c of its bytes."""
         if offset + size > self.size:
             raise _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
                         f"{self.size} bytes but tensor {name!r} needs bytes up to "
                         f"{offset + size} (truncated?)")
         view = self._mapped() if mapped and size else None
         if view is not None:
-            return view[offset:offset + size], False
+            return view[offset:offset + size], None
         buf = np.empty(size, np.uint8)
         self.f.seek(offset)
-        n = 0
-        while n < size:                # one read returns at most ~2 GiB on Linux
-            k = self.f.readinto(buf[n:])
+        n = crc = 0
+        while n < size:     # in pieces: each is checksummed while still in the CPU cache
+            k = self.f.readinto(buf[n:n + _CHUNK])
             if not k:
                 break
+            crc = sstable.crc32c(buf[n:n + k], crc)
             n += k
         if n != size:
             raise _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
                         f"{offset + n} bytes but tensor {name!r} needs bytes up to "
                         f"{offset + size} (truncated?)")
-        return buf, True
+        return buf, crc
 
     def close(self):
         self.array = None

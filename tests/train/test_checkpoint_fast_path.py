@@ -283,3 +283,16 @@ def test_golden_tf_dtypes_restore_exactly_into_existing_arrays(tmp_path):
     for dt in NUMERIC:
         _exact(got[f"dtypes/v_{dt}"], EXPECTED[f"dtypes/v_{dt}"])
     assert got["dtypes/text"] == b"hello checkpoint"
+
+
+def test_init_from_checkpoint_sees_a_checkpoint_rewritten_at_the_same_prefix(tmp_path):
+    prefix = str(tmp_path / "pre.ckpt")
+    for value in (1.0, 2.0):
+        checkpoint_io.write_checkpoint(prefix, {"k": np.full(3, value, np.float32)})
+        g = tf.Graph()
+        with g.as_default():
+            k = tf.get_variable("k", [3])
+            tf.train.init_from_checkpoint(prefix, {"k": "k"})
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                np.testing.assert_array_equal(sess.run(k), [value] * 3)
