@@ -18,14 +18,15 @@ does the same work:
 * ``Estimator restore``: the Estimator's start-up path, a full check of the latest
   checkpoint (``verify_checkpoint``) followed by ``Saver.restore``.
 
-The cases are timed alternately, in a different order every repetition (so none always
-follows the same one: allocator and page-cache state would favour it), each after an
-``os.sync()`` so that the previous case's write-back does not land in it; the table
+The cases are timed alternately, in a new random order every repetition (so that no case
+always follows the same one: the memory and page-cache state one case leaves behind
+changes the next one's time), each after an ``os.sync()`` so that the previous case's
+write-back does not land in it; the table
 shows medians and the 1-minute load average before and after the run (the machine may
 be shared: ratios measured alternately are what counts). Files go to ``$BENCH_DIR``
 (default: a temporary directory); the page cache makes both sides mostly memory-bound.
 
-Run: ``python bench/checkpoint_io.py [--params 100e6] [--reps 7]``
+Run: ``python bench/checkpoint_io.py [--params 100e6] [--reps 9] [--samples]``
 """
 import argparse
 import os
@@ -82,7 +83,8 @@ def np_load_into(path, dests):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--params", type=float, default=100e6)
-    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--samples", action="store_true", help="also print every sample (ms)")
     args = ap.parse_args()
     arrays = make_arrays(int(args.params))
     mb = sum(a.nbytes for a in arrays.values()) / 1e6
@@ -130,9 +132,10 @@ def main():
             for _, _, _, fn in cases:
                 fn()
         samples = {name: [] for _, name, _, _ in cases}
+        order = np.random.default_rng(1)
         for rep in range(args.reps):
-            k = rep % len(cases)
-            for _, name, _, fn in cases[k:] + cases[:k]:
+            for i in order.permutation(len(cases)):
+                _, name, _, fn = cases[i]
                 os.sync()               # no write-back of the previous case in this one
                 t0 = time.perf_counter()
                 fn()
@@ -150,6 +153,9 @@ def main():
               f"{os.cpu_count()} CPUs")
         print_table(rows, ["", "path", "median", "throughput",
                            "vs np.save / np.load", "vs the same work in numpy"])
+        if args.samples:
+            for name, v in samples.items():
+                print(f"{name:20s}", " ".join(f"{x * 1e3:.0f}" for x in v))
         sess.close()
     finally:
         shutil.rmtree(d, ignore_errors=True)

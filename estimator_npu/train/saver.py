@@ -12,8 +12,8 @@ Save order: data file, index, meta graph, then the ``checkpoint`` state file, ea
 atomically (see ``checkpoint_io``); only then are checkpoints beyond ``max_to_keep``
 deleted. A save that fails part-way leaves the previous latest checkpoint and the state
 file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
-before it changes any variable, then copies each value straight into the variable's
-existing array (the data file is memory-mapped: one copy per byte, none more).
+before it changes any variable, then reads each value straight into the variable's
+existing array (no other copy of the tensor is made).
 """
 import json
 import os

@@ -17,10 +17,6 @@ where there is one, the tensor.
 import os
 import struct
 
-try:
-    import mmap
-except ImportError:      # platforms without mmap read into buffers
-    mmap = None
 
 import numpy as np
 
@@ -216,28 +212,26 @@ class BundleReader:
                         "which this reader does not support")
         return dname
 
-    def _checked(self, name, data, crc=None):
-        """Checks the bytes ``data`` (a uint8 array) of tensor ``name`` against its entry
-        and crc32c (``crc``: that of ``data``, if already known); returns its value: a
-        string array, or a typed view of ``data``."""
+    def _layout(self, name):
+        """``(numpy dtype, shape)`` of tensor ``name`` (dtype ``None``: strings), after
+        checking its entry's size against them."""
         e = self.entries[name]
-        path = self.data_path(name)
         dname = self._check_dtype(name)
         shape = self.shape(name)
         if dname == "string":
-            return self._strings(name, path, bytes(data), shape)
+            return None, shape
         dt = _np_dtype(dname).newbyteorder("<")
         need = dt.itemsize * int(np.prod(shape, dtype=np.int64))
         if need != e.size:
             raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} of "
                         f"shape {shape} and dtype {dname} needs {need} bytes but its "
                         f"entry says {e.size}")
-        if crc is None:
-            crc = sstable.crc32c(data)
-        if sstable.mask(crc) != e.crc32c and (
-                e.size or e.crc32c not in (0, sstable.mask(0))):
-            raise self._crc_error(name, path)
-        return data.view(dt).reshape(shape)
+        return dt, shape
+
+    def _check_crc(self, name, crc):
+        e = self.entries[name]
+        if sstable.mask(crc) != e.crc32c and (e.size or e.crc32c not in (0, sstable.mask(0))):
+            raise self._crc_error(name, self.data_path(name))
 
     def read(self, name, f=None):
         """The value of tensor ``name`` as a fresh numpy array, checked against its crc."""
@@ -247,12 +241,13 @@ class BundleReader:
         """``{name: value}`` of tensors ``names``; every byte of every one of them is
         checked before any value is returned or written.
 
-        Where ``out[name]`` is a writable array of the tensor's shape and (native) dtype,
-        the value is copied into it and that array is returned: the data file is
-        memory-mapped, the checks read the page cache in place, and the one copy goes
-        straight into the destination. Other values are read into fresh arrays (one
-        copy too). ``check_only``: check the bytes through the mapping, return ``None``.
-        Where mapping fails, bytes are read into fresh buffers instead.
+        Where ``out[name]`` is a writable C-contiguous array of the tensor's shape and
+        (native) dtype, the value is read into it and that array is returned: its bytes
+        are first checked through a small buffer that stays in the CPU cache, then read
+        straight into the destination (checked again on the way, in case the file
+        changed in between), so no other copy of the tensor is made. Other values are
+        read into fresh arrays, each checked as it arrives. ``check_only``: check every
+        byte, keep nothing, return ``None``.
 
         Raises:
             errors.NotFoundError: a data file is missing (names it and a tensor).
@@ -262,7 +257,7 @@ class BundleReader:
         out = out or {}
         order = sorted(names, key=lambda n: (self.entries[n].shard_id,
                                              self.entries[n].offset))
-        files, checked = {}, []
+        files, values, direct = {}, {}, []
         try:
             for name in order:                     # phase 1: read and check everything
                 path = self.data_path(name)
@@ -270,31 +265,34 @@ class BundleReader:
                 if df is None:
                     df = files[path] = _DataFile(self.prefix, path, name)
                 e = self.entries[name]
+                dt, shape = self._layout(name)
                 dest = out.get(name)
-                data, crc = df.bytes(e.offset, e.size, name, mapped=check_only or (
-                    isinstance(dest, np.ndarray) and dest.flags.writeable))
-                owned = crc is not None
-                value = self._checked(name, data, crc)
-                del data
+                if dt is not None and (check_only or _fits(dest, dt, shape)):
+                    self._check_crc(name, df.checksum(e.offset, e.size, name))
+                    if not check_only:
+                        direct.append((name, df, dest))
+                    continue
+                data, crc = df.read(e.offset, e.size, name)
+                if dt is None:
+                    value = self._strings(name, path, bytes(data), shape)
+                else:
+                    self._check_crc(name, crc)
+                    value = data.view(dt).reshape(shape)
                 if not check_only:
-                    checked.append((name, value, owned))
+                    values[name] = value if value.dtype.isnative or dt is None else \
+                        value.astype(dt.newbyteorder("="))
             if check_only:
                 return None
-            result = {}
-            for name, value, owned in checked:     # phase 2: copy into place
-                dest = out.get(name)
-                if (value.dtype.kind != "O" and isinstance(dest, np.ndarray)
-                        and dest.shape == value.shape and dest.flags.writeable
-                        and dest.dtype == value.dtype.newbyteorder("=")):
-                    np.copyto(dest, value)
-                    result[name] = dest
-                elif value.dtype.kind == "O" or (owned and value.dtype.isnative):
-                    result[name] = value
-                else:
-                    result[name] = np.array(value, dtype=value.dtype.newbyteorder("="))
-            return result
+            for name, df, dest in direct:          # phase 2: straight into place
+                e = self.entries[name]
+                crc = df.read(e.offset, e.size, name, dest.reshape(-1).view(np.uint8))[1]
+                if sstable.mask(crc) != e.crc32c and e.size:
+                    raise _loss(f"Checkpoint {self.prefix}: data file "
+                                f"{self.data_path(name)} changed while tensor {name!r} "
+                                "was being restored (its crc32c no longer matches)")
+                values[name] = dest
+            return values
         finally:
-            del checked
             for df in files.values():
                 df.close()
 
@@ -334,68 +332,65 @@ class BundleReader:
         return self.read_many(list(self.entries))
 
 
+def _fits(dest, dt, shape):
+    """Whether the bytes of a tensor of ``dt``/``shape`` can be read into ``dest``."""
+    return (isinstance(dest, np.ndarray) and dest.flags.writeable
+            and dest.flags.c_contiguous and dest.dtype == dt and dest.dtype.isnative
+            and list(dest.shape) == list(shape))
+
+
 class _DataFile:
-    """One open data file of a bundle; its bytes are read into fresh buffers or, on
-    request, viewed through a memory mapping (made on first use)."""
+    """One open data file of a bundle, read in ``_CHUNK`` pieces (a piece's checksum
+    is taken while it is still in the CPU cache)."""
 
     def __init__(self, prefix, path, name):
-        self.prefix, self.path, self.map, self.array = prefix, path, None, None
+        self.prefix, self.path, self.scratch = prefix, path, None
         try:
             self.f = open(path, "rb", buffering=0)
         except FileNotFoundError:
             raise errors.NotFoundError(None, None, f"Checkpoint {prefix}: data file {path} "
                                        f"is missing (needed for tensor {name!r})") from None
         self.size = os.fstat(self.f.fileno()).st_size
-        self.can_map = mmap is not None and self.size > 0
 
-    def _mapped(self):
-        if self.array is None and self.can_map:
-            try:
-                self.map = mmap.mmap(self.f.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError, OverflowError):
-                self.can_map = False
-                return None
-            if hasattr(self.map, "madvise") and hasattr(mmap, "MADV_WILLNEED"):
-                try:
-                    self.map.madvise(mmap.MADV_WILLNEED)   # read ahead when not cached
-                except OSError:
-                    pass
-            self.array = np.frombuffer(self.map, np.uint8)
-        return self.array
+    def _truncated(self, name, end, offset, size):
+        return _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
+                     f"{end} bytes but tensor {name!r} needs bytes up to "
+                     f"{offset + size} (truncated?)")
 
-    def bytes(self, offset, size, name, mapped):
-        """``(uint8 array of the bytes, crc32c)``: with ``mapped`` a view of the mapping
-        and ``None`` (not computed yet), else a fresh buffer read from the file and the
-        crc32c of its bytes."""
+    def read(self, offset, size, name, buf=None):
+        """``(buf, crc32c of its bytes)``: ``size`` bytes at ``offset`` read into ``buf``
+        (a uint8 array; default a fresh one)."""
         if offset + size > self.size:
-            raise _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
-                        f"{self.size} bytes but tensor {name!r} needs bytes up to "
-                        f"{offset + size} (truncated?)")
-        view = self._mapped() if mapped and size else None
-        if view is not None:
-            return view[offset:offset + size], None
-        buf = np.empty(size, np.uint8)
+            raise self._truncated(name, self.size, offset, size)
+        if buf is None:
+            buf = np.empty(size, np.uint8)
         self.f.seek(offset)
         n = crc = 0
-        while n < size:     # in pieces: each is checksummed while still in the CPU cache
+        while n < size:
             k = self.f.readinto(buf[n:n + _CHUNK])
             if not k:
-                break
+                raise self._truncated(name, offset + n, offset, size)
             crc = sstable.crc32c(buf[n:n + k], crc)
             n += k
-        if n != size:
-            raise _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
-                        f"{offset + n} bytes but tensor {name!r} needs bytes up to "
-                        f"{offset + size} (truncated?)")
         return buf, crc
 
+    def checksum(self, offset, size, name):
+        """The crc32c of ``size`` bytes at ``offset``, read through a reused buffer."""
+        if offset + size > self.size:
+            raise self._truncated(name, self.size, offset, size)
+        if self.scratch is None:
+            self.scratch = np.empty(_CHUNK, np.uint8)
+        self.f.seek(offset)
+        n = crc = 0
+        while n < size:
+            k = self.f.readinto(self.scratch[:min(_CHUNK, size - n)])
+            if not k:
+                raise self._truncated(name, offset + n, offset, size)
+            crc = sstable.crc32c(self.scratch[:k], crc)
+            n += k
+        return crc
+
     def close(self):
-        self.array = None
-        if self.map is not None:
-            try:
-                self.map.close()
-            except BufferError:        # a view is still referenced (a traceback):
-                pass                   # the mapping goes with it
         self.f.close()
 
 

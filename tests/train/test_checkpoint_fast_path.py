@@ -1,8 +1,8 @@
 """The fast checkpoint paths keep every value and every check.
 
-``Saver.restore`` / warm start copy each tensor straight from the memory-mapped data file
-into the variable's existing array, after checking every crc32c; ``Saver.save`` computes
-each crc32c piece by piece as it writes. These tests pin what must not change: exact
+``Saver.restore`` / warm start read each tensor straight into the variable's existing
+array, after checking every crc32c; ``Saver.save`` computes each crc32c piece by piece as
+it writes. These tests pin what must not change: exact
 values and dtypes, arrays updated in place (so views into flat buffers keep working),
 sharded and partial restores, and corruption detected before any variable changes.
 """
@@ -161,11 +161,11 @@ def _flip(path, offset):
 
 
 @pytest.mark.parametrize("victim", ["v_uint8", "big", "text"])
-@pytest.mark.parametrize("mapping", [True, False])
+@pytest.mark.parametrize("initialized", [True, False])
 def test_flipped_byte_is_caught_before_any_variable_changes(tmp_path, monkeypatch, victim,
-                                                            mapping):
-    if not mapping:
-        monkeypatch.setattr(tensor_bundle, "mmap", None)   # the buffered fallback
+                                                            initialized):
+    """Initialized variables take the read-into-place path, the others fresh arrays."""
+    monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)     # many pieces per tensor
     path, values = _saved(tmp_path, seed=3)
     entry = tf.train.NewCheckpointReader(path)._index.entries[victim]
     data = path + checkpoint_io.DATA_SUFFIX
@@ -174,13 +174,17 @@ def test_flipped_byte_is_caught_before_any_variable_changes(tmp_path, monkeypatc
     with g.as_default():
         variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
         with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            before = {n: sess.run(v) for n, v in variables.items()}
+            if initialized:
+                sess.run(tf.global_variables_initializer())
+                before = {n: sess.run(v) for n, v in variables.items()}
             with pytest.raises(errors.DataLossError) as info:
                 tf.train.Saver().restore(sess, path)
             assert data in str(info.value) and repr(victim) in str(info.value)
             for n, v in variables.items():          # nothing was half-restored
-                np.testing.assert_array_equal(sess.run(v), before[n])
+                if initialized:
+                    np.testing.assert_array_equal(sess.run(v), before[n])
+                else:
+                    assert sess.store(v.op).value is None
     with pytest.raises(errors.DataLossError, match=repr(victim)):
         checkpoint_io.verify_checkpoint(path)
     with pytest.raises(errors.DataLossError, match=repr(victim)):
@@ -296,3 +300,22 @@ def test_init_from_checkpoint_sees_a_checkpoint_rewritten_at_the_same_prefix(tmp
             with tf.Session() as sess:
                 sess.run(tf.global_variables_initializer())
                 np.testing.assert_array_equal(sess.run(k), [value] * 3)
+
+
+def test_bytes_read_into_variables_are_checked_again_as_they_land(tmp_path, monkeypatch):
+    """A data file that changes between the check and the read is still caught."""
+    path, values = _saved(tmp_path, seed=7)
+    entry = tf.train.NewCheckpointReader(path)._index.entries["big"]
+    _flip(path + checkpoint_io.DATA_SUFFIX, entry.offset + 5)
+    # the first pass is made to believe the bytes are intact (as if they changed after)
+    monkeypatch.setattr(tensor_bundle._DataFile, "checksum",
+                        lambda self, offset, size, name: sstable.unmask(entry.crc32c)
+                        if name == "big" else tensor_bundle._DataFile.read(
+                            self, offset, size, name)[1])
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(errors.DataLossError, match="changed while tensor 'big'"):
+                tf.train.Saver([variables["big"]]).restore(sess, path)
