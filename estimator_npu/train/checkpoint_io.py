@@ -22,7 +22,9 @@ The functions other modules build on (checkpoint recovery, warm start, ``Saver``
 * ``read_checkpoint(prefix)``: ``{name: array}`` of every tensor, all checked (same
   errors).
 * ``CheckpointReader(prefix)``: opens and checks the index only (same errors);
-  ``get_tensor`` checks each tensor it returns.
+  ``get_tensor`` checks each tensor it returns; ``read_many(names, out)`` reads several,
+  straight into existing arrays where ``out`` gives them, all checked before any is
+  written (``Saver.restore`` and warm start use it).
 
 The ``checkpoint`` state file is TF's text format::
 
