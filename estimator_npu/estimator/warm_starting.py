@@ -122,6 +122,7 @@ def make_init_fn(settings, graph=None):
         logging.info("Warm-starting from: %s", path)
         reader = checkpoint_io.load_checkpoint(path)
         shapes = reader.get_variable_to_shape_map()
+        names = {}
         for var in variables:
             name = prev.get(var.op.name, var.op.name)
             if name not in shapes:
@@ -131,7 +132,16 @@ def make_init_fn(settings, graph=None):
             if not var.shape.is_compatible_with(shapes[name]):
                 raise ValueError(f"warm start: variable {var.op.name} has shape {var.shape} "
                                  f"but {name!r} in {path} has shape {list(shapes[name])}")
-            var.load(reader.get_tensor(name), session)
+            names[var] = name
+        # one pass over the data files, every checksum checked before any variable
+        # changes; values land directly in the variables' arrays where they exist
+        current = {names[v]: session.store(v.op).value for v in variables}
+        values = reader.read_many(sorted(set(names.values())),
+                                  out={n: a for n, a in current.items() if a is not None})
+        for var in variables:
+            value = values[names[var]]
+            if value is not current[names[var]]:
+                var.load(value, session)
         if not variables:
             logging.warning("Warm-starting selected no variables (vars_to_warm_start=%r).",
                             settings.vars_to_warm_start)

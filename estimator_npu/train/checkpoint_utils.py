@@ -28,11 +28,32 @@ from estimator_npu.utils import logging
 OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
+_readers = {}     # prefix -> ((inode, size, mtime) of its index, CheckpointReader)
+
+
+def _reader(prefix):
+    """The checkpoint reader of ``prefix``, kept while its index file is unchanged (so
+    restoring N variables parses the index once, not N times)."""
+    try:
+        st = os.stat(prefix + checkpoint_io.INDEX_SUFFIX)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return checkpoint_io.CheckpointReader(prefix)     # raises NotFoundError
+    hit = _readers.get(prefix)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    reader = checkpoint_io.CheckpointReader(prefix)
+    if len(_readers) >= 8:
+        _readers.clear()
+    _readers[prefix] = (key, reader)
+    return reader
+
+
 def _restore_kernel(op, ctx):
     prefix, name, np_dtype = op.attrs["prefix"], op.attrs["tensor_name"], op.attrs["np_dtype"]
 
     def restore():
-        return np.asarray(checkpoint_io.load_variable(prefix, name), dtype=np_dtype)
+        return np.asarray(_reader(prefix).get_tensor(name), dtype=np_dtype)
     return restore
 
 

@@ -71,9 +71,9 @@ def verify_checkpoint(prefix):
     shards = [p for p in checkpoint_files(prefix) if _DATA_RE.search(p)]
     if not shards:
         raise errors.NotFoundError(None, None, f"no data file {prefix}.data-*-of-* exists")
-    read_all = getattr(reader, "read_all", None)
-    if read_all is not None:
-        read_all()
+    check = getattr(reader, "verify", None) or getattr(reader, "read_all", None)
+    if check is not None:
+        check()
     else:
         for name in reader.get_variable_to_shape_map():
             reader.get_tensor(name)

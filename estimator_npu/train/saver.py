@@ -12,7 +12,8 @@ Save order: data file, index, meta graph, then the ``checkpoint`` state file, ea
 atomically (see ``checkpoint_io``); only then are checkpoints beyond ``max_to_keep``
 deleted. A save that fails part-way leaves the previous latest checkpoint and the state
 file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
-before it changes any variable.
+before it changes any variable, then reads each value straight into the variable's
+existing array (no other copy of the tensor is made).
 """
 import json
 import os
@@ -362,16 +363,18 @@ class Saver:
                     None, v.op, f"Dtype mismatch restoring variable {v.op.name} from "
                     f"checkpoint {save_path}: the graph has {v.dtype.name} and the "
                     f"checkpoint has {kinds[name].name}")
-        values = reader.read_all()
         sess = _raw_session(sess)
-        for name, v in self._var_dict.items():
-            store = sess.store(v.op)
+        stores = {name: sess.store(v.op) for name, v in self._var_dict.items()}
+        # Values are read straight into the variables' existing arrays (every checksum
+        # is checked before any is written); the others get fresh arrays.
+        values = reader.read_many(list(stores), out={n: s.value for n, s in stores.items()
+                                                     if s.value is not None})
+        for name, store in stores.items():
             arr = values[name]
-            cur = store.value
-            if cur is not None and cur.shape == arr.shape and cur.dtype == arr.dtype:
-                np.copyto(cur, arr)
-            else:
-                store.value = np.array(arr, dtype=v.dtype.np)
+            if arr is not store.value:
+                dt = self._var_dict[name].dtype.np
+                store.value = arr if arr.dtype == dt and arr.flags.writeable else \
+                    np.array(arr, dtype=dt)
 
     def as_saver_def(self):
         """A ``SaverDef`` of this saver's settings (V2 format). The tensor and op names

@@ -17,6 +17,7 @@ where there is one, the tensor.
 import os
 import struct
 
+
 import numpy as np
 
 from estimator_npu import errors
@@ -26,7 +27,7 @@ from estimator_npu.train import sstable
 
 INDEX_SUFFIX = ".index"
 BUNDLE_VERSION = 1
-_CHUNK = 1 << 24
+_CHUNK = 1 << 20      # crc32c and write in pieces that stay in the CPU cache
 
 _DT_BY_NAME = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
                "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14,
@@ -89,9 +90,21 @@ def _shape_proto(shape):
 
 def encode(tensors):
     """``(data chunks, index table bytes)`` of a one-shard bundle holding ``tensors``."""
-    chunks, items, offset = [], [], 0
+    chunks, finish = stream(tensors)
+    chunks = list(chunks)
+    return chunks, finish()
+
+
+def stream(tensors):
+    """``(chunks, finish)``: an iterator over the data file's bytes of a one-shard bundle
+    holding ``tensors``, and a function returning the index table's bytes once the
+    iterator is exhausted.
+
+    Each tensor's crc32c is computed chunk by chunk (``_CHUNK`` bytes) just before the
+    chunk is handed on, so writing it reads it from the CPU cache: one pass over memory.
+    """
     header = pb.BundleHeaderProto(num_shards=1, version=pb.VersionDef(producer=BUNDLE_VERSION))
-    items.append((b"", header.SerializeToString()))
+    plan, offset = [], 0
     for name in sorted(tensors, key=lambda n: n.encode("utf-8")):
         arr = np.asarray(tensors[name])
         try:
@@ -100,16 +113,36 @@ def encode(tensors):
             raise TypeError(f"Variable {name}: {e}") from None
         if dt == 7:
             parts, crc = _string_bytes(arr)
-            size = sum(len(p) for p in parts)
+            raw, size = None, sum(len(p) for p in parts)
         else:
             raw = _raw(arr)
-            parts, size, crc = [raw], raw.nbytes, sstable.mask(sstable.crc32c(raw))
-        entry = pb.BundleEntryProto(dtype=dt, shape=_shape_proto(arr.shape), offset=offset,
-                                    size=size, crc32c=crc)
-        items.append((name.encode("utf-8"), entry.SerializeToString()))
-        chunks.extend(parts)
+            parts, crc, size = None, None, raw.nbytes
+        plan.append([name, dt, arr.shape, offset, size, crc, parts, raw])
         offset += size
-    return chunks, sstable.build_table(items)
+
+    def chunks():
+        for item in plan:
+            if item[6] is not None:
+                yield from item[6]
+                continue
+            raw, crc = item[7], 0
+            for pos in range(0, raw.nbytes, _CHUNK):
+                piece = raw[pos:pos + _CHUNK]
+                crc = sstable.crc32c(piece, crc)
+                yield piece
+            item[5] = sstable.mask(crc)
+            item[7] = None
+
+    def finish():
+        items = [(b"", header.SerializeToString())]
+        for name, dt, shape, off, size, crc, _, raw in plan:
+            if crc is None:
+                raise RuntimeError("the data chunks were not all written")
+            entry = pb.BundleEntryProto(dtype=dt, shape=_shape_proto(shape), offset=off,
+                                        size=size, crc32c=crc)
+            items.append((name.encode("utf-8"), entry.SerializeToString()))
+        return sstable.build_table(items)
+    return chunks(), finish
 
 
 # ------------------------------------------------------------------ reading
@@ -172,60 +205,100 @@ class BundleReader:
     def data_path(self, name):
         return data_filename(self.prefix, self.entries[name].shard_id, self.num_shards)
 
-    def _read(self, f, name, path, out_len):
-        e = self.entries[name]
-        f.seek(e.offset)
-        buf = bytearray(out_len)
-        n = f.readinto(buf)
-        if n != out_len:
-            raise _loss(f"Checkpoint {self.prefix}: data file {path} ends after "
-                        f"{e.offset + n} bytes but tensor {name!r} needs bytes up to "
-                        f"{e.offset + out_len} (truncated?)")
-        return buf
-
-    def read(self, name, f=None):
-        """The value of tensor ``name`` as a fresh numpy array, checked against its crc."""
-        e = self.entries[name]
-        path = self.data_path(name)
+    def _check_dtype(self, name):
         dname = self.dtype_name(name)
         if dname not in _DT_BY_NAME:
             raise _loss(f"Checkpoint {self.prefix}: tensor {name!r} has dtype {dname}, "
                         "which this reader does not support")
-        close = f is None
-        if f is None:
-            try:
-                f = open(path, "rb")
-            except FileNotFoundError:
-                raise errors.NotFoundError(None, None, f"Checkpoint {self.prefix}: data file "
-                                           f"{path} is missing (needed for tensor "
-                                           f"{name!r})") from None
+        return dname
+
+    def _layout(self, name):
+        """``(numpy dtype, shape)`` of tensor ``name`` (dtype ``None``: strings), after
+        checking its entry's size against them."""
+        e = self.entries[name]
+        dname = self._check_dtype(name)
+        shape = self.shape(name)
+        if dname == "string":
+            return None, shape
+        dt = _np_dtype(dname).newbyteorder("<")
+        need = dt.itemsize * int(np.prod(shape, dtype=np.int64))
+        if need != e.size:
+            raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} of "
+                        f"shape {shape} and dtype {dname} needs {need} bytes but its "
+                        f"entry says {e.size}")
+        return dt, shape
+
+    def _check_crc(self, name, crc):
+        e = self.entries[name]
+        if sstable.mask(crc) != e.crc32c and (e.size or e.crc32c not in (0, sstable.mask(0))):
+            raise self._crc_error(name, self.data_path(name))
+
+    def read(self, name, f=None):
+        """The value of tensor ``name`` as a fresh numpy array, checked against its crc."""
+        return self.read_many([name])[name]
+
+    def read_many(self, names, out=None, check_only=False):
+        """``{name: value}`` of tensors ``names``; every byte of every one of them is
+        checked before any value is returned or written.
+
+        Where ``out[name]`` is a writable C-contiguous array of the tensor's shape and
+        (native) dtype, the value is read into it and that array is returned: its bytes
+        are first checked through a small buffer that stays in the CPU cache, then read
+        straight into the destination (checked again on the way, in case the file
+        changed in between), so no other copy of the tensor is made. Other values are
+        read into fresh arrays, each checked as it arrives. ``check_only``: check every
+        byte, keep nothing, return ``None``.
+
+        Raises:
+            errors.NotFoundError: a data file is missing (names it and a tensor).
+            errors.DataLossError: a data file is truncated or a tensor fails its crc32c
+                (names the file and the tensor).
+        """
+        out = out or {}
+        order = sorted(names, key=lambda n: (self.entries[n].shard_id,
+                                             self.entries[n].offset))
+        files, values, direct = {}, {}, []
         try:
-            shape = self.shape(name)
-            if dname == "string":
-                buf = self._read(f, name, path, e.size)
-                return self._strings(name, path, buf, shape)
-            dt = _np_dtype(dname).newbyteorder("<")
-            arr = np.empty(shape, dt)
-            if arr.nbytes != e.size:
-                raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} of "
-                            f"shape {shape} and dtype {dname} needs {arr.nbytes} bytes but "
-                            f"its entry says {e.size}")
-            if arr.nbytes:
-                f.seek(e.offset)
-                view = arr.reshape(-1).view(np.uint8)
-                n = f.readinto(view)
-                if n != arr.nbytes:
-                    raise _loss(f"Checkpoint {self.prefix}: data file {path} ends after "
-                                f"{e.offset + n} bytes but tensor {name!r} needs bytes up "
-                                f"to {e.offset + e.size} (truncated?)")
-                if sstable.mask(sstable.crc32c(view)) != e.crc32c:
-                    raise self._crc_error(name, path)
-            elif e.crc32c not in (0, sstable.mask(0)):
-                raise self._crc_error(name, path)
-            return arr if dt.isnative else arr.astype(dt.newbyteorder("="))
+            for name in order:                     # phase 1: read and check everything
+                path = self.data_path(name)
+                df = files.get(path)
+                if df is None:
+                    df = files[path] = _DataFile(self.prefix, path, name)
+                e = self.entries[name]
+                dt, shape = self._layout(name)
+                dest = out.get(name)
+                if dt is not None and (check_only or _fits(dest, dt, shape)):
+                    self._check_crc(name, df.checksum(e.offset, e.size, name))
+                    if not check_only:
+                        direct.append((name, df, dest))
+                    continue
+                data, crc = df.read(e.offset, e.size, name)
+                if dt is None:
+                    value = self._strings(name, path, bytes(data), shape)
+                else:
+                    self._check_crc(name, crc)
+                    value = data.view(dt).reshape(shape)
+                if not check_only:
+                    values[name] = value if value.dtype.isnative or dt is None else \
+                        value.astype(dt.newbyteorder("="))
+            if check_only:
+                return None
+            for name, df, dest in direct:          # phase 2: straight into place
+                e = self.entries[name]
+                crc = df.read(e.offset, e.size, name, dest.reshape(-1).view(np.uint8))[1]
+                if sstable.mask(crc) != e.crc32c and e.size:
+                    raise _loss(f"Checkpoint {self.prefix}: data file "
+                                f"{self.data_path(name)} changed while tensor {name!r} "
+                                "was being restored (its crc32c no longer matches)")
+                values[name] = dest
+            return values
         finally:
-            if close:
-                f.close()
+            for df in files.values():
+                df.close()
+
+    def verify(self):
+        """Checks every byte of every tensor, without keeping any value."""
+        self.read_many(list(self.entries), check_only=True)
 
     def _crc_error(self, name, path):
         return _loss(f"Checkpoint {self.prefix} is corrupted: tensor {name!r} in data file "
@@ -255,28 +328,74 @@ class BundleReader:
         return out.reshape(shape)
 
     def read_all(self):
-        """Every tensor, each verified; data files opened once each."""
-        out, files = {}, {}
+        """Every tensor (fresh arrays), each verified before any is returned."""
+        return self.read_many(list(self.entries))
+
+
+def _fits(dest, dt, shape):
+    """Whether the bytes of a tensor of ``dt``/``shape`` can be read into ``dest``."""
+    return (isinstance(dest, np.ndarray) and dest.flags.writeable
+            and dest.flags.c_contiguous and dest.dtype == dt and dest.dtype.isnative
+            and list(dest.shape) == list(shape))
+
+
+class _DataFile:
+    """One open data file of a bundle, read in ``_CHUNK`` pieces (a piece's checksum
+    is taken while it is still in the CPU cache)."""
+
+    def __init__(self, prefix, path, name):
+        self.prefix, self.path, self.scratch = prefix, path, None
         try:
-            for name in sorted(self.entries, key=lambda n: (self.entries[n].shard_id,
-                                                            self.entries[n].offset)):
-                path = self.data_path(name)
-                if path not in files:
-                    try:
-                        files[path] = open(path, "rb")
-                    except FileNotFoundError:
-                        raise errors.NotFoundError(
-                            None, None, f"Checkpoint {self.prefix}: data file {path} is "
-                            f"missing (needed for tensor {name!r})") from None
-                out[name] = self.read(name, files[path])
-        finally:
-            for f in files.values():
-                f.close()
-        return out
+            self.f = open(path, "rb", buffering=0)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"Checkpoint {prefix}: data file {path} "
+                                       f"is missing (needed for tensor {name!r})") from None
+        self.size = os.fstat(self.f.fileno()).st_size
+
+    def _truncated(self, name, end, offset, size):
+        return _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
+                     f"{end} bytes but tensor {name!r} needs bytes up to "
+                     f"{offset + size} (truncated?)")
+
+    def read(self, offset, size, name, buf=None):
+        """``(buf, crc32c of its bytes)``: ``size`` bytes at ``offset`` read into ``buf``
+        (a uint8 array; default a fresh one)."""
+        if offset + size > self.size:
+            raise self._truncated(name, self.size, offset, size)
+        if buf is None:
+            buf = np.empty(size, np.uint8)
+        self.f.seek(offset)
+        n = crc = 0
+        while n < size:
+            k = self.f.readinto(buf[n:n + _CHUNK])
+            if not k:
+                raise self._truncated(name, offset + n, offset, size)
+            crc = sstable.crc32c(buf[n:n + k], crc)
+            n += k
+        return buf, crc
+
+    def checksum(self, offset, size, name):
+        """The crc32c of ``size`` bytes at ``offset``, read through a reused buffer."""
+        if offset + size > self.size:
+            raise self._truncated(name, self.size, offset, size)
+        if self.scratch is None:
+            self.scratch = np.empty(_CHUNK, np.uint8)
+        self.f.seek(offset)
+        n = crc = 0
+        while n < size:
+            k = self.f.readinto(self.scratch[:min(_CHUNK, size - n)])
+            if not k:
+                raise self._truncated(name, offset + n, offset, size)
+            crc = sstable.crc32c(self.scratch[:k], crc)
+            n += k
+        return crc
+
+    def close(self):
+        self.f.close()
 
 
 def is_bundle_index(raw):
     return sstable.is_table(raw)
 
 
-__all__ = ["BundleReader", "encode", "data_filename", "is_bundle_index", "dtype_enum"]
+__all__ = ["BundleReader", "encode", "stream", "data_filename", "is_bundle_index", "dtype_enum"]

@@ -1,0 +1,321 @@
+"""The fast checkpoint paths keep every value and every check.
+
+``Saver.restore`` / warm start read each tensor straight into the variable's existing
+array, after checking every crc32c; ``Saver.save`` computes each crc32c piece by piece as
+it writes. These tests pin what must not change: exact
+values and dtypes, arrays updated in place (so views into flat buffers keep working),
+sharded and partial restores, and corruption detected before any variable changes.
+"""
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+from estimator_npu import errors
+from estimator_npu.engine import tf_protos as pb
+from estimator_npu.train import checkpoint_io, sstable, tensor_bundle
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden_tf")
+EXPECTED = np.load(os.path.join(GOLDEN, "expected.npz"))
+NUMERIC = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "bool"]
+
+
+def _values(rng):
+    out = {f"v_{dt}": (rng.standard_normal((3, 5)) * 50).astype(dt) for dt in NUMERIC}
+    out["v_float32"][0, :3] = [np.inf, -0.0, np.nan]
+    out["scalar"] = np.float64(rng.standard_normal())
+    out["empty"] = np.zeros((0, 4), np.float32)
+    out["big"] = rng.standard_normal(700_000).astype(np.float32)     # > one 1 MiB piece
+    if tf.bfloat16 is not None:
+        out["v_bfloat16"] = rng.standard_normal(7).astype(tf.bfloat16.np)
+    return out
+
+
+def _graph_with(values):
+    variables = {n: tf.Variable(np.asarray(v), name=n) for n, v in values.items()}
+    variables["text"] = tf.Variable(b"hello", name="text")
+    return variables
+
+
+def _exact(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype.kind == "O":
+        assert got.tolist() == want.tolist()
+    else:
+        assert got.tobytes() == want.tobytes()      # bit-exact, NaN and -0.0 included
+
+
+def _saved(tmp_path, seed=0):
+    """A checkpoint of ``_values(seed)`` (and a string), written by ``Saver``."""
+    values = _values(np.random.default_rng(seed))
+    g = tf.Graph()
+    with g.as_default():
+        _graph_with(values)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(sess, str(tmp_path / "m.ckpt"), global_step=1)
+    return path, values
+
+
+def test_restore_into_initialized_variables_is_exact_and_in_place(tmp_path):
+    path, values = _saved(tmp_path)
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.zeros_like(v) for n, v in values.items()})
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            before = {n: sess.store(v.op).value for n, v in variables.items()}
+            saver.restore(sess, path)
+            for n, want in values.items():
+                assert sess.store(variables[n].op).value is before[n]   # same array
+                _exact(sess.run(variables[n]), want)
+            assert sess.run(variables["text"]) == b"hello"
+            # the restored arrays are the session's own: training may update them
+            assert all(sess.store(v.op).value.flags.writeable for v in variables.values())
+
+
+def test_restore_into_uninitialized_variables_gives_fresh_writable_arrays(tmp_path):
+    path, values = _saved(tmp_path, seed=1)
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.zeros_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, path)
+            for n, want in values.items():
+                got = sess.store(variables[n].op).value
+                _exact(got, want)
+                assert got.flags.writeable and got.flags.owndata or got.base is not None
+            got = sess.store(variables["big"].op).value
+            got += 1                                   # not a read-only file mapping
+            assert got[0] == np.float32(values["big"][0] + 1)
+
+
+def test_restore_writes_through_views_into_a_flat_buffer(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
+        b = tf.Variable(np.arange(4, dtype=np.float32), name="b")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "flat"))
+        with tf.Session() as sess:
+            flat = np.full(10, -1, np.float32)
+            sess.store(a.op).value = flat[:6].reshape(2, 3)
+            sess.store(b.op).value = flat[6:]
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(flat, [0, 1, 2, 3, 4, 5, 0, 1, 2, 3])
+
+
+def test_sharded_tf_checkpoint_partial_restore_into_existing_arrays():
+    prefix = os.path.join(GOLDEN, "sharded", "model.ckpt")
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.Variable(np.zeros((3, 2), np.float32), name="a")
+        b = tf.Variable(np.zeros((2, 2), np.float64), name="b")
+        other = tf.Variable(np.full(3, 7, np.int32), name="not_in_checkpoint")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            kept = sess.store(b.op).value
+            tf.train.Saver({"a": a, "b": b}).restore(sess, prefix)
+            np.testing.assert_array_equal(sess.run(a), EXPECTED["shard/a"])
+            np.testing.assert_array_equal(sess.run(b), EXPECTED["shard/b"])
+            assert sess.store(b.op).value is kept
+            np.testing.assert_array_equal(sess.run(other), [7, 7, 7])   # untouched
+    reader = tf.train.NewCheckpointReader(prefix)
+    dest = np.empty(4, np.int32)
+    got = reader.read_many(["c", "a"], out={"c": dest})
+    assert got["c"] is dest
+    np.testing.assert_array_equal(dest, EXPECTED["shard/c"])
+    np.testing.assert_array_equal(got["a"], EXPECTED["shard/a"])
+
+
+def test_read_many_ignores_unsuitable_destinations(tmp_path):
+    path, values = _saved(tmp_path, seed=2)
+    reader = tf.train.NewCheckpointReader(path)
+    wrong_shape = np.zeros((5, 3), np.float32)
+    wrong_dtype = np.zeros((3, 5), np.float64)
+    read_only = np.zeros((3, 5), np.int32)
+    read_only.flags.writeable = False
+    got = reader.read_many(["v_float32", "v_int16", "v_int32"],
+                           out={"v_float32": wrong_shape, "v_int16": wrong_dtype,
+                                "v_int32": read_only})
+    for n in ["v_float32", "v_int16", "v_int32"]:
+        _exact(got[n], values[n])
+    assert not wrong_shape.any() and not wrong_dtype.any() and not read_only.any()
+    with pytest.raises(errors.NotFoundError, match="v_float33.*nearest keys.*v_float32"):
+        reader.read_many(["v_float33"])
+
+
+def _flip(path, offset):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        byte = f.read(1)
+        f.seek(offset)
+        f.write(bytes([byte[0] ^ 0x04]))
+
+
+@pytest.mark.parametrize("victim", ["v_uint8", "big", "text"])
+@pytest.mark.parametrize("initialized", [True, False])
+def test_flipped_byte_is_caught_before_any_variable_changes(tmp_path, monkeypatch, victim,
+                                                            initialized):
+    """Initialized variables take the read-into-place path, the others fresh arrays."""
+    monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)     # many pieces per tensor
+    path, values = _saved(tmp_path, seed=3)
+    entry = tf.train.NewCheckpointReader(path)._index.entries[victim]
+    data = path + checkpoint_io.DATA_SUFFIX
+    _flip(data, entry.offset + entry.size - 1)
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            if initialized:
+                sess.run(tf.global_variables_initializer())
+                before = {n: sess.run(v) for n, v in variables.items()}
+            with pytest.raises(errors.DataLossError) as info:
+                tf.train.Saver().restore(sess, path)
+            assert data in str(info.value) and repr(victim) in str(info.value)
+            for n, v in variables.items():          # nothing was half-restored
+                if initialized:
+                    np.testing.assert_array_equal(sess.run(v), before[n])
+                else:
+                    assert sess.store(v.op).value is None
+    with pytest.raises(errors.DataLossError, match=repr(victim)):
+        checkpoint_io.verify_checkpoint(path)
+    with pytest.raises(errors.DataLossError, match=repr(victim)):
+        tf.train.load_variable(path, victim)
+
+
+def test_truncated_data_file_is_caught_before_any_variable_changes(tmp_path):
+    path, values = _saved(tmp_path, seed=4)
+    data = path + checkpoint_io.DATA_SUFFIX
+    size = os.path.getsize(data)
+    with open(data, "r+b") as f:
+        f.truncate(size - 1)
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(errors.DataLossError, match="truncated") as info:
+                tf.train.Saver().restore(sess, path)
+            assert data in str(info.value)
+            np.testing.assert_array_equal(sess.run(variables["v_float64"]),
+                                          np.ones((3, 5)))
+
+
+def test_streamed_save_writes_tfs_crc_of_every_tensor(tmp_path, monkeypatch):
+    monkeypatch.setattr(tensor_bundle, "_CHUNK", 1000)   # many pieces per tensor
+    rng = np.random.default_rng(5)
+    values = {"odd": rng.standard_normal(1001).astype(np.float32),   # 4004 bytes
+              "exact": rng.standard_normal(250).astype(np.float32),  # 1000 bytes
+              "empty": np.zeros(0, np.int64), "s": np.array([b"ab", b""], object)}
+    prefix = str(tmp_path / "s")
+    checkpoint_io.write_checkpoint(prefix, values)
+    with open(prefix + ".index", "rb") as f:
+        index_bytes = f.read()
+    items = sstable.read_table(index_bytes)
+    entries = {k.decode(): pb.BundleEntryProto.FromString(v) for k, v in items[1:]}
+    with open(prefix + checkpoint_io.DATA_SUFFIX, "rb") as f:
+        data = f.read()
+    for n in ["odd", "exact", "empty"]:
+        e = entries[n]
+        raw = data[e.offset:e.offset + e.size]
+        assert raw == values[n].tobytes()
+        assert e.crc32c == sstable.mask(sstable.crc32c(raw))
+    chunks, index = tensor_bundle.encode(values)          # the one-call form agrees
+    assert b"".join(bytes(c) for c in chunks) == data
+    assert index == index_bytes
+    got = checkpoint_io.read_checkpoint(prefix)
+    for n in ["odd", "exact", "empty"]:
+        _exact(got[n], values[n])
+    assert list(got["s"]) == [b"ab", b""]
+
+
+def test_warm_start_into_initialized_variables_is_exact(tmp_path):
+    path, values = _saved(tmp_path, seed=6)
+    from estimator_npu.estimator import warm_starting
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.zeros_like(v) for n, v in values.items()})
+        settings = tf.estimator.WarmStartSettings(path, vars_to_warm_start=[".*"])
+        init_fn = warm_starting.make_init_fn(settings, g)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            kept = sess.store(variables["big"].op).value
+            init_fn(None, sess)
+            for n, want in values.items():
+                _exact(sess.run(variables[n]), want)
+            assert sess.store(variables["big"].op).value is kept
+            assert sess.run(variables["text"]) == b"hello"
+
+
+def test_earlier_json_format_restores_into_existing_arrays(tmp_path):
+    from tests.train.test_tf_checkpoint_format import _write_legacy
+    prefix = str(tmp_path / "old.ckpt-3")
+    w = np.arange(6, dtype=np.float64).reshape(3, 2)
+    _write_legacy(prefix, {"w": w})
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.Variable(np.zeros((3, 2)), name="w")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            kept = sess.store(v.op).value
+            tf.train.Saver([v]).restore(sess, prefix)
+            assert sess.store(v.op).value is kept
+            _exact(sess.run(v), w)
+
+
+def test_golden_tf_dtypes_restore_exactly_into_existing_arrays(tmp_path):
+    src = os.path.join(GOLDEN, "dtypes")
+    d = tmp_path / "dtypes"
+    shutil.copytree(src, d)
+    prefix = str(d / "model.ckpt")
+    reader = tf.train.NewCheckpointReader(prefix)
+    fresh = reader.read_all()
+    dests = {n: np.empty_like(v) for n, v in fresh.items() if v.dtype.kind != "O"}
+    got = reader.read_many(sorted(fresh), out=dests)
+    for n, v in fresh.items():
+        if n in dests:
+            assert got[n] is dests[n]
+        _exact(got[n], v)
+    for dt in NUMERIC:
+        _exact(got[f"dtypes/v_{dt}"], EXPECTED[f"dtypes/v_{dt}"])
+    assert got["dtypes/text"] == b"hello checkpoint"
+
+
+def test_init_from_checkpoint_sees_a_checkpoint_rewritten_at_the_same_prefix(tmp_path):
+    prefix = str(tmp_path / "pre.ckpt")
+    for value in (1.0, 2.0):
+        checkpoint_io.write_checkpoint(prefix, {"k": np.full(3, value, np.float32)})
+        g = tf.Graph()
+        with g.as_default():
+            k = tf.get_variable("k", [3])
+            tf.train.init_from_checkpoint(prefix, {"k": "k"})
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                np.testing.assert_array_equal(sess.run(k), [value] * 3)
+
+
+def test_bytes_read_into_variables_are_checked_again_as_they_land(tmp_path, monkeypatch):
+    """A data file that changes between the check and the read is still caught."""
+    path, values = _saved(tmp_path, seed=7)
+    entry = tf.train.NewCheckpointReader(path)._index.entries["big"]
+    _flip(path + checkpoint_io.DATA_SUFFIX, entry.offset + 5)
+    # the first pass is made to believe the bytes are intact (as if they changed after)
+    monkeypatch.setattr(tensor_bundle._DataFile, "checksum",
+                        lambda self, offset, size, name: sstable.unmask(entry.crc32c)
+                        if name == "big" else tensor_bundle._DataFile.read(
+                            self, offset, size, name)[1])
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(errors.DataLossError, match="changed while tensor 'big'"):
+                tf.train.Saver([variables["big"]]).restore(sess, path)
