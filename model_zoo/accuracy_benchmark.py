@@ -194,8 +194,8 @@ def markdown(rows, dataset, pngs):
         loads = ", ".join(f"{r['model']} {r['load']:.1f}" for r in members if "load" in r)
         lines.append(f"- {', '.join(r['model'] for r in members)}: "
                      + (command if command == _EARLIER else f"`{command}`")
-                     + (f" (started {members[0]['started']}; 1-minute load average during "
-                        f"training: {loads})" if loads else ""))
+                     + (f" (started {members[0]['started']}; 1-minute load average, mean of "
+                        f"the start and end of training: {loads})" if loads else ""))
     lines += ["", "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     lines += ["| " + " | ".join(c) + " |" for c in table_rows(rows)]
     lines.append("")
