@@ -303,30 +303,23 @@ _Splits = collections.namedtuple("_Splits", ["train", "test"])
 
 
 def random_flip_crop(pad=2, seed=0):
-    """A batch ``map`` function for image batches ``[batch, h, w, c]``: each image flipped
-    left-right with probability 1/2, then cropped back to ``h x w`` at a random offset from
-    the image zero-padded by ``pad`` pixels (a ``tf.py_func`` on numpy, seeded)."""
-    rng = np.random.default_rng(seed)
-
-    def augment(images):
-        n, h, w, _ = images.shape
-        flip = rng.random(n) < 0.5
-        images = np.where(flip[:, None, None, None], images[:, :, ::-1, :], images)
-        padded = np.pad(images, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
-        rows = rng.integers(0, 2 * pad + 1, n)[:, None] + np.arange(h)
-        cols = rng.integers(0, 2 * pad + 1, n)[:, None] + np.arange(w)
-        return padded[np.arange(n)[:, None, None], rows[:, :, None], cols[:, None, :]]
-
-    def map_fn(images, labels):
-        out = tf.py_func(lambda a: augment(a).astype(np.float32), [images], tf.float32)
-        out.set_shape(images.shape)
-        return out, labels
+    """A per-image ``map`` function for ``(image [h, w, c], label)`` elements, built of
+    ``tf.image`` ops: the image zero-padded by ``pad`` pixels on each side
+    (``resize_with_crop_or_pad``), cropped back to ``h x w`` at a random offset
+    (``random_crop``), then flipped left-right with probability 1/2
+    (``random_flip_left_right``); op-level seeds from ``seed``."""
+    def map_fn(image, label):
+        h, w, c = (int(d) for d in image.shape)
+        image = tf.image.resize_with_crop_or_pad(image, h + 2 * pad, w + 2 * pad)
+        image = tf.image.random_crop(image, [h, w, c], seed=seed + 1)
+        return tf.image.random_flip_left_right(image, seed=seed + 2), label
     return map_fn
 
 
 def train_input_fn(x, y, batch_size, seed=0, augment=None):
-    """An ``input_fn``: shuffled batches of ``(x, y)``, repeated forever (whole batches),
-    mapped by ``augment`` (e.g. ``random_flip_crop()``) when given.
+    """An ``input_fn``: shuffled batches of ``(x, y)``, repeated forever (whole batches);
+    ``augment`` (e.g. ``random_flip_crop()``), when given, maps each shuffled example
+    before batching.
 
     With several workers (``estimator-npu-run -n N``) each reads its own shard
     (``config.worker_index`` of ``config.num_workers``) in batches of ``batch_size``.
@@ -336,8 +329,9 @@ def train_input_fn(x, y, batch_size, seed=0, augment=None):
         if config.num_workers > 1:
             ds = ds.shard(config.num_workers, config.worker_index)
         ds = ds.shuffle(x.shape[0], seed=seed).repeat()
-        ds = ds.batch(batch_size, drop_remainder=True)
-        return ds.map(augment) if augment is not None else ds
+        if augment is not None:
+            ds = ds.map(augment)
+        return ds.batch(batch_size, drop_remainder=True)
     return input_fn
 
 
