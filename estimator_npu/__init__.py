@@ -170,3 +170,4 @@ from estimator_npu.compat.missing import module_getattr as _module_getattr  # no
 
 __getattr__ = _module_getattr(__name__)
 from estimator_npu import feature_column  # noqa: F401,E402
+from estimator_npu import initializers  # noqa: F401,E402

@@ -117,7 +117,16 @@ class MapNode(Node):
             n = os.cpu_count() or 1
         if n is None or n <= 1:
             return map(self._apply, it)
-        return ordered_parallel_map(self._apply, it, n)
+        # More threads than cores only contend for the GIL (num_parallel_calls=216 on two
+        # cores made hundreds of threads); TF runs the calls on its cores-sized pool too.
+        return ordered_parallel_map(self._apply, it, min(n, _cores()))
+
+
+def _cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:   # not on Linux
+        return os.cpu_count() or 1
 
 
 def ordered_parallel_map(fn, it, workers):

@@ -43,6 +43,8 @@ class _FeedConverter:
         a = value if type(value) is np.ndarray else self._asarray(value)
         if a.dtype != self.np_dtype:
             src, dst = a.dtype.kind, self.np_dtype.kind
+            if src in "SU" and dst in "iufc":   # numeric text ("5.1"): parsed, as TF does
+                return self._check_shape(a.astype(self.np_dtype))
             python_ints = src in "iu" and dst in "iu" and type(value) is not np.ndarray \
                 and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
             if (src in "OSU") != (dst in "OSU") or (
@@ -54,6 +56,9 @@ class _FeedConverter:
                 self._check_range(a)
             with np.errstate(over="ignore", invalid="ignore"):   # beyond the range: inf
                 a = a.astype(self.np_dtype)
+        return self._check_shape(a)
+
+    def _check_shape(self, a):
         dims = self.dims
         if dims is not None:
             shp = a.shape

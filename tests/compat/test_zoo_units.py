@@ -1,0 +1,156 @@
+"""Unit checks of what the Ascend ModelZoo scripts needed (behaviour as TF 2.15's
+tf.compat.v1 where TF defines it; facts from TF noted per test)."""
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+from estimator_npu import compat
+
+
+@pytest.fixture
+def aliases():
+    compat.install()
+    try:
+        yield
+    finally:
+        compat.uninstall()
+
+
+def test_saver_creates_the_last_directory_level(tmp_path):
+    # TF's checkpoint writer makes the checkpoint's own folder, not its parents.
+    with tf.Graph().as_default():
+        v = tf.Variable(3.0, name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "ckpt" / "model.ckpt"))
+            assert path == str(tmp_path / "ckpt" / "model.ckpt")
+            assert tf.train.latest_checkpoint(str(tmp_path / "ckpt")) == path
+            with pytest.raises(ValueError, match="doesn't exist"):
+                saver.save(sess, str(tmp_path / "a" / "b" / "model.ckpt"))
+            assert not (tmp_path / "a").exists()
+            sess.run(v.assign(5.0))
+            saver.restore(sess, path)
+            assert sess.run(v) == 3.0
+
+
+def test_numeric_strings_feed_numeric_placeholders():
+    # TF converts with np.asarray(value, dtype): "5.1" feeds a float placeholder.
+    with tf.Graph().as_default():
+        x = tf.placeholder("float", [None, 2])
+        i = tf.placeholder(tf.int32, [None])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(x * 2, {x: [["1.5", "2"]]}), [[3.0, 4.0]])
+            np.testing.assert_array_equal(sess.run(x * 2, {x: np.array([["1", "2"]])}),
+                                          [[2.0, 4.0]])
+            np.testing.assert_array_equal(sess.run(i + 1, {i: ["3", "4"]}), [4, 5])
+            with pytest.raises(ValueError, match="could not convert"):
+                sess.run(x, {x: [["a", "2"]]})
+            with pytest.raises(ValueError, match="shape"):
+                sess.run(x, {x: [["1", "2", "3"]]})
+
+
+def test_slim_model_analyzer_counts_variables(capsys):
+    with tf.Graph().as_default():
+        tf.get_variable("w", [3, 4])
+        tf.get_variable("b", [4], dtype=tf.float64)
+        size, nbytes = tf.contrib.slim.model_analyzer.analyze_vars(tf.trainable_variables(),
+                                                                    print_info=True)
+        assert (size, nbytes) == (16, 12 * 4 + 4 * 8)
+        out = capsys.readouterr().out
+        assert "w:0" not in out and "w (float32 (3, 4)) [12, bytes: 48]" in out
+        assert "Total size of variables: 16" in out
+        ops_size, _ = tf.contrib.slim.model_analyzer.analyze_ops(tf.get_default_graph())
+        assert ops_size >= 16
+
+
+def test_initializers_module_names():
+    init = tf.initializers
+    assert isinstance(init.he_uniform(5), tf.variance_scaling_initializer)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        w = tf.get_variable("w", [200, 50], initializer=init.he_uniform(5))
+        u = tf.get_variable("u", [200, 50], initializer=init.lecun_uniform())
+        c = tf.get_variable("c", [2], initializer=init.constant(7.0))
+        z = tf.get_variable("z", [2], initializer=init.zeros())
+        with tf.Session() as sess:
+            sess.run(init.global_variables())
+            wv, uv = sess.run([w, u])
+            assert np.abs(wv).max() <= np.sqrt(6.0 / 200) and wv.std() > 0.08
+            assert np.abs(uv).max() <= np.sqrt(3.0 / 200) and uv.std() > 0.05
+            assert sess.run(c).tolist() == [7.0, 7.0] and sess.run(z).tolist() == [0, 0]
+
+
+def _boxes_run(seed, **kw):
+    with tf.Graph().as_default():
+        boxes = tf.constant([[[0.1, 0.2, 0.6, 0.9]]])
+        begin, size, bbox = tf.image.sample_distorted_bounding_box(
+            tf.constant([100, 80, 3]), boxes, seed=seed, **kw)
+        assert begin.shape.as_list() == [3] and bbox.shape.as_list() == [1, 1, 4]
+        with tf.Session() as sess:
+            return [sess.run([begin, size, bbox]) for _ in range(30)]
+
+
+def test_sample_distorted_bounding_box_windows():
+    runs = _boxes_run(3, min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0),
+                      area_range=(0.1, 1.0))
+    for b, s, box in runs:
+        y, x, _ = b
+        h, w, last = s
+        assert b[2] == 0 and last == -1
+        assert 0 <= y and y + h <= 100 and 0 <= x and x + w <= 80
+        assert 0.1 * 8000 <= h * w <= 8000
+        np.testing.assert_allclose(box[0, 0], [y / 100, x / 80, (y + h) / 100, (x + w) / 80],
+                                   rtol=1e-6)
+        inter = max(0, min(60, y + h) - max(10, y)) * max(0, min(72, x + w) - max(16, x))
+        assert inter >= 0.5 * 50 * 56 - 1e-6 or (h, w) == (100, 80)
+    assert len({tuple(s) for _, s, _ in runs}) > 5           # windows differ
+    again = _boxes_run(3, min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0),
+                       area_range=(0.1, 1.0))
+    assert all((a[1] == b[1]).all() for a, b in zip(runs, again))   # same seed, same draws
+
+
+def test_sample_distorted_bounding_box_without_boxes():
+    with tf.Graph().as_default():
+        empty = tf.zeros([1, 0, 4])
+        _, size, _ = tf.image.sample_distorted_bounding_box(
+            [10, 10, 1], empty, use_image_if_no_bounding_boxes=True)
+        _, bad, _ = tf.image.sample_distorted_bounding_box([10, 10, 1], empty)
+        with tf.Session() as sess:
+            h, w, _ = sess.run(size)
+            assert 1 <= h <= 10 and 1 <= w <= 10
+            with pytest.raises(tf.errors.InvalidArgumentError, match="no bounding boxes"):
+                sess.run(bad)
+        with pytest.raises(ValueError, match="area_range"):
+            tf.image.sample_distorted_bounding_box([10, 10, 1], empty, area_range=(0.5, 0.1))
+
+
+def test_threadpool_override_and_map_threads(aliases):
+    from tensorflow.python.data.experimental.ops import threadpool
+    ds = tf.data.Dataset.range(6)
+    ds = threadpool.override_threadpool(ds, threadpool.PrivateThreadPool(
+        16, display_name="input_pipeline_thread_pool"))
+    assert ds.options().experimental_threading.private_threadpool_size == 16
+    with pytest.raises(TypeError, match="PrivateThreadPool"):
+        threadpool.override_threadpool(ds, 16)
+    seen = set()
+
+    def record(x):
+        seen.add(threading.current_thread().name)
+        return x * 2
+    ds = tf.data.Dataset.range(64).map(
+        lambda x: tf.py_func(record, [x], tf.int64), num_parallel_calls=216)
+    with tf.Session() as sess:
+        nxt = ds.make_one_shot_iterator().get_next()
+        assert [sess.run(nxt) for _ in range(64)] == [2 * k for k in range(64)]
+    # num_parallel_calls beyond the cores does not make more threads than cores
+    assert len(seen) <= len(os.sched_getaffinity(0))
+
+
+def test_contrib_image_paths_import(aliases):
+    from tensorflow.contrib.image.python.ops import distort_image_ops
+    with pytest.raises(AttributeError, match="does not implement tf.contrib.image"):
+        distort_image_ops.random_hsv_in_yiq
