@@ -11,6 +11,8 @@ from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, comple
                                          double, float16, float32, float64, half, int8,
                                          int16, int32, int64, string, uint8, uint16)
 from estimator_npu.engine.gradients import gradients  # noqa: F401
+from estimator_npu.engine.gradient_override import (NotDifferentiable,  # noqa: F401
+                                                RegisterGradient, no_gradient)
 from estimator_npu.engine.graph_def import make_tensor_proto  # noqa: F401
 from estimator_npu.engine.graph_def import tensor_proto_value as make_ndarray  # noqa: F401
 from estimator_npu.engine.graph_import import import_graph_def  # noqa: F401

@@ -154,3 +154,83 @@ def test_contrib_image_paths_import(aliases):
     from tensorflow.contrib.image.python.ops import distort_image_ops
     with pytest.raises(AttributeError, match="does not implement tf.contrib.image"):
         distort_image_ops.random_hsv_in_yiq
+
+
+def test_top_k_with_a_tensor_k():
+    # the SWD script sorts columns with top_k(matrix_T, tf.shape(matrix)[0])
+    rng = np.random.RandomState(0)
+    xv = rng.randn(3, 5)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [None, None])
+        k = tf.shape(x)[1] - 1
+        values, indices = tf.nn.top_k(x, k)
+        assert values.shape.ndims == 2
+        loss = tf.reduce_sum(values * tf.constant(np.arange(4.0)))
+        (g,) = tf.gradients(loss, [x])
+        with tf.Session() as sess:
+            v, i, gv = sess.run([values, indices, g], {x: xv})
+            order = np.argsort(-xv, axis=1)[:, :4]
+            np.testing.assert_array_equal(i, order)
+            np.testing.assert_allclose(v, np.take_along_axis(xv, order, 1))
+            want = np.zeros_like(xv)
+            np.put_along_axis(want, order, np.arange(4.0)[None].repeat(3, 0), 1)
+            np.testing.assert_allclose(gv, want)
+            with pytest.raises(Exception, match="k=6"):
+                sess.run(tf.nn.top_k(x, tf.shape(x)[1] + 1)[0], {x: xv})
+
+
+def test_register_gradient_and_override_map_flip_the_gradient():
+    # the DANN scripts' flip_gradient: identity forward, -l * grad backward
+    @tf.RegisterGradient("ZooFlipGradient")
+    def _flip(op, grad):
+        return [tf.negative(grad) * 0.5]
+
+    with pytest.raises(KeyError, match="two gradient"):
+        tf.RegisterGradient("ZooFlipGradient")(_flip)
+    with tf.Graph().as_default() as g:
+        x = tf.constant([1.0, 2.0])
+        with g.gradient_override_map({"Identity": "ZooFlipGradient"}):
+            y = tf.identity(x)
+        z = tf.identity(x)                       # outside: the ordinary gradient
+        gy, = tf.gradients(tf.reduce_sum(3.0 * y), [x])
+        gz, = tf.gradients(tf.reduce_sum(3.0 * z), [x])
+        with g.gradient_override_map({"Identity": "ZooUnregistered"}):
+            w = tf.identity(x)
+        with tf.Session() as sess:
+            assert sess.run(y).tolist() == [1.0, 2.0]
+            assert sess.run(gy).tolist() == [-1.5, -1.5]
+            assert sess.run(gz).tolist() == [3.0, 3.0]
+        with pytest.raises(LookupError, match="ZooUnregistered"):
+            tf.gradients(w, [x])
+        tf.NotDifferentiable("ZooNoGrad")
+        with g.gradient_override_map({"Identity": "ZooNoGrad"}):
+            v = tf.identity(x)
+        assert tf.gradients(v, [x]) == [None]
+
+
+def test_register_gradient_through_the_ops_path(aliases):
+    from tensorflow.python.framework import ops
+    assert ops.RegisterGradient is tf.RegisterGradient
+
+
+def test_conv2d_on_a_big_batch_runs_in_slices(monkeypatch):
+    # DANN evaluates the whole 10000-image test set in one run: the patch matrix of
+    # one conv was 5.8 GiB; the forward conv now slices the batch (same values).
+    from estimator_npu.engine.ops import conv_ops
+    rng = np.random.RandomState(0)
+    xv = rng.randn(9, 8, 8, 3).astype(np.float32)
+    wv = rng.randn(3, 3, 3, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 3])
+        y = tf.nn.conv2d(x, tf.constant(wv), [1, 2, 2, 1], "SAME")
+        with tf.Session() as sess:
+            whole = sess.run(y, {x: xv})
+        monkeypatch.setattr(conv_ops, "_MAX_COLS_BYTES", 4 * 4 * 9 * 3 * 4 * 2)
+        calls = []
+        real = conv_ops._im2col
+        monkeypatch.setattr(conv_ops, "_im2col",
+                            lambda *a: calls.append(a[1].shape[0]) or real(*a))
+        with tf.Session() as sess:
+            sliced = sess.run(y, {x: xv})
+    np.testing.assert_array_equal(whole, sliced)
+    assert sorted(calls) == [1, 2, 2, 2, 2]

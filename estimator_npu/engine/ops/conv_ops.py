@@ -86,6 +86,9 @@ class Patches(threading.local):
         self.x = self.cols = None
 
 
+_MAX_COLS_BYTES = 256 << 20   # forward im2col beyond this is done a slice of the batch at a time
+
+
 def _conv2d_kernel(op, ctx, patches=None):
     strides, dil, padding, nchw = _conv_params(op)
     scr = Scratch()
@@ -99,6 +102,12 @@ def _conv2d_kernel(op, ctx, patches=None):
                              f"(input shape {x.shape}, filter shape {w.shape})")
         oh, ow, pads = geometry(h, wd, kh, kw, strides, dil, padding)
         cdt = compute_dtype(x.dtype)
+        per_image = oh * ow * kh * kw * c * np.dtype(cdt).itemsize
+        if patches is None and n > 1 and n * per_image > _MAX_COLS_BYTES:
+            # A big batch (a whole test set fed at once): im2col a slice at a time, so
+            # memory stays ~_MAX_COLS_BYTES instead of the full patch matrix (GBs).
+            step = max(1, _MAX_COLS_BYTES // max(per_image, 1))
+            return np.concatenate([conv2d(x[s:s + step], w) for s in range(0, n, step)], 0)
         cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
                        dil)
         if patches is not None:

@@ -4,6 +4,7 @@ convolutions, ``convolution``, local response normalization, ``top_k`` and
 import numpy as np
 
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.ops.scatter_ops import unsorted_segment_sum
@@ -105,7 +106,9 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest entries along the last axis (ties: lower
     index first, as TF)."""
     x = convert_to_tensor(input)
-    k = int(k)
+    if isinstance(k, Tensor) and k.op.type != "Const":
+        return _top_k_dynamic(x, k, name)
+    k = int(k.op.attrs["value"]) if isinstance(k, Tensor) else int(k)
     if x.shape.ndims == 0:
         raise ValueError("top_k: input must be at least 1-D")
     if x.shape.ndims is not None and x.shape[-1] is not None and x.shape[-1] < k:
@@ -115,6 +118,27 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     op = make_op("TopKV2", [x], [(x.dtype, shape), (dtypes.int32, shape)], {"k": k},
                  name=name)
     return op.outputs[0], op.outputs[1]
+
+
+def _top_k_dynamic(x, k, name):
+    """``top_k`` with ``k`` a tensor known only when the graph runs."""
+    if x.shape.ndims == 0:
+        raise ValueError("top_k: input must be at least 1-D")
+    k = convert_to_tensor(k, dtype=dtypes.int32)
+    shape = list(x.shape.dims[:-1]) + [None] if x.shape.ndims is not None else None
+    op = make_op("TopKV2Dynamic", [x, k], [(x.dtype, shape), (dtypes.int32, shape)],
+                 name=name or "TopKV2")
+    return op.outputs[0], op.outputs[1]
+
+
+def _top_k_dynamic_kernel(op, ctx):
+    def run(x, k):
+        k = int(k)
+        if k < 0 or k > np.shape(x)[-1]:
+            raise ValueError(f"{op.name}: k={k} must be in [0, {np.shape(x)[-1]}] (the size "
+                             f"of the last axis of input shape {list(np.shape(x))})")
+        return _top_k(x, k)
+    return run
 
 
 def _top_k(x, k):
@@ -136,6 +160,8 @@ def _top_k_grad_kernel(dv, idx, x):
 
 
 register("TopKV2", kernel=with_attrs(_top_k, "k"), grad=_top_k_grad)
+register("TopKV2Dynamic", kernel=_top_k_dynamic_kernel,
+         grad=lambda op, dvals, didx: _top_k_grad(op, dvals, didx) + [None])
 register("TopKGrad", kernel=lambda op, ctx: _top_k_grad_kernel,
          grad=lambda op, g: [make_tensor("TopKGather", [g, op.inputs[1]], g.dtype,
                                          op.inputs[0].shape), None, None])
