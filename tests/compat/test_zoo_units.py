@@ -234,3 +234,42 @@ def test_conv2d_on_a_big_batch_runs_in_slices(monkeypatch):
             sliced = sess.run(y, {x: xv})
     np.testing.assert_array_equal(whole, sliced)
     assert sorted(calls) == [1, 2, 2, 2, 2]
+
+
+def test_range_takes_the_widest_argument_type():
+    # SphereFace: tf.stack([tf.range(0, N, 1), labels]) with N = tf.shape(x, out_type=int64)[0]
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        n64 = tf.shape(x, out_type=tf.int64)[0]
+        r = tf.range(0, n64, 1)
+        assert r.dtype == tf.int64
+        assert tf.range(0, tf.shape(x)[0]).dtype == tf.int32
+        assert tf.range(0.0, tf.cast(n64, tf.float64)).dtype == tf.float64
+        idx = tf.stack([r, tf.constant([4, 5], tf.int64)], axis=1)
+        with tf.Session() as sess:
+            assert sess.run(idx, {x: np.zeros((2, 3))}).tolist() == [[0, 4], [1, 5]]
+
+
+def test_contrib_python_paths_import(aliases):
+    # TCN: from tensorflow.contrib.framework.python.ops import add_arg_scope
+    from tensorflow.contrib.framework.python.ops import add_arg_scope, arg_scope
+    from tensorflow.contrib.layers.python.layers import initializers, layers
+    assert add_arg_scope is tf.contrib.framework.add_arg_scope
+    assert arg_scope is tf.contrib.framework.arg_scope
+    assert layers.conv2d is tf.contrib.layers.conv2d
+    assert initializers.xavier_initializer is tf.contrib.layers.xavier_initializer
+
+
+def test_convolution_of_1d_inputs_with_dilation():
+    # TCN: tf.nn.convolution(x [N, W, C], W [K, C, O], "VALID", [1], [dilation])
+    rng = np.random.RandomState(0)
+    xv = rng.randn(2, 9, 3)
+    wv = rng.randn(2, 3, 4)
+    with tf.Graph().as_default():
+        x = tf.constant(xv)
+        y = tf.nn.convolution(x, tf.constant(wv), "VALID", [1], [3])
+        assert y.shape.as_list() == [2, 6, 4]
+        with tf.Session() as sess:
+            got = sess.run(y)
+    want = np.stack([xv[:, t] @ wv[0] + xv[:, t + 3] @ wv[1] for t in range(6)], 1)
+    np.testing.assert_allclose(got, want, rtol=1e-10)

@@ -64,9 +64,23 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None,  # noqa: A002
                 name=None, data_format=None, filters=None, dilations=None):
-    """``tf.nn.convolution`` for 2-D spatial inputs (4-D tensors)."""
+    """``tf.nn.convolution`` for 1-D (``[N, W, C]``) and 2-D (``[N, H, W, C]``) inputs;
+    ``strides`` / ``dilation_rate`` have one entry per spatial dim."""
     filter = filters if filter is None else filter
     x = convert_to_tensor(input)
+    if x.shape.ndims == 3:
+        from estimator_npu.engine.ops.composites import conv1d
+        if data_format not in (None, "NWC"):
+            raise ValueError(f"convolution: data_format must be 'NWC' for 1-D inputs, got "
+                             f"{data_format!r}")
+        one = [1] if strides is None else list(strides)
+        dil = dilations if dilations is not None else dilation_rate
+        dil = None if dil is None else list(dil) if not np.isscalar(dil) else [dil]
+        if len(one) != 1 or (dil is not None and len(dil) != 1):
+            raise ValueError(f"convolution: a 1-D input takes one stride and one dilation, "
+                             f"got strides={strides}, dilation_rate={dil}")
+        return conv1d(x, filter, stride=int(one[0]), padding=padding,
+                      dilations=None if dil is None else int(dil[0]), name=name)
     if x.shape.ndims not in (None, 4):
         raise NotImplementedError(f"convolution: only 2-D convolutions (4-D inputs) are "
                                   f"supported, got input shape {x.shape}")
