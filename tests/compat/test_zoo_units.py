@@ -273,3 +273,82 @@ def test_convolution_of_1d_inputs_with_dilation():
             got = sess.run(y)
     want = np.stack([xv[:, t] @ wv[0] + xv[:, t + 3] @ wv[1] for t in range(6)], 1)
     np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_colour_ops_match_tf():
+    # golden values from TF 2.15 (tools/record_zoo_color.py); ShuffleNetV2's augmentation
+    gold = np.load(os.path.join(os.path.dirname(__file__), "golden_zoo_color.npz"))
+    x = gold["image"]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.image.rgb_to_hsv(x)), gold["hsv"], atol=1e-6)
+        np.testing.assert_allclose(sess.run(tf.image.adjust_hue(x, 0.2)), gold["hue"],
+                                   atol=1e-6)
+        np.testing.assert_allclose(sess.run(tf.image.adjust_saturation(x, 1.7)), gold["sat"],
+                                   atol=1e-5)
+        np.testing.assert_array_equal(
+            sess.run(tf.image.adjust_hue((x * 255).astype(np.uint8), -0.3)), gold["hue8"])
+        back = sess.run(tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)))
+        np.testing.assert_allclose(back, x, atol=1e-6)
+        g = sess.run(tf.image.grayscale_to_rgb(tf.constant(x[..., :1])))
+        assert g.shape == (2, 3, 3) and (g == x[..., :1]).all()
+        r = sess.run(tf.image.random_saturation(tf.constant(x), 0.5, 1.5, seed=1))
+        assert r.shape == x.shape and not np.allclose(r, x)
+        r = sess.run(tf.image.random_hue(tf.constant(x), 0.1, seed=1))
+        assert r.shape == x.shape
+    with pytest.raises(ValueError, match="max_delta"):
+        tf.image.random_hue(x, 0.7)
+
+
+def test_known_dimensions_answer_value():
+    # TF1 scripts (ShuffleNetV2) read x.shape[3].value
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 5, 6])
+        d = x.shape[3]
+        assert d == 6 and d.value == 6 and isinstance(d, int) and repr(d) == "6"
+        assert x.get_shape()[1].value * 2 == 8
+        assert x.shape[0] is None
+        assert tf.zeros([x.shape[3], 2]).shape.as_list() == [6, 2]
+
+
+def test_int_trainable_variable_gets_no_gradient():
+    # TF: global_step = tf.Variable(0) is trainable; minimize() skips it (gradient None)
+    with tf.Graph().as_default():
+        gs = tf.Variable(0)
+        w = tf.Variable(1.0)
+        loss = tf.square(w - 3.0)
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        assert [g is None for g, _ in opt.compute_gradients(loss)] == [True, False]
+        train = opt.minimize(loss, global_step=gs)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            assert sess.run(gs) == 1 and abs(sess.run(w) - 1.4) < 1e-6
+        with pytest.raises(ValueError, match="Invalid type int32"):
+            opt.compute_gradients(loss, var_list=[gs])
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "instance", "class"])
+def test_contrib_optimize_loss(optimizer):
+    # LSTM-HAR: tf.contrib.layers.optimize_loss(loss, tf.Variable(0), lr, AdamOptimizer(..),
+    # clip_gradients=..., gradient_noise_scale=None)
+    with tf.Graph().as_default():
+        gs = tf.Variable(0)
+        w = tf.Variable([3.0, -4.0])
+        loss = tf.reduce_sum(tf.square(w))
+        opt = {"SGD": "SGD", "instance": tf.train.GradientDescentOptimizer(0.1),
+               "class": tf.train.GradientDescentOptimizer}[optimizer]
+        train = tf.contrib.layers.optimize_loss(loss, gs, 0.1, opt, clip_gradients=1.0)
+        summaries = {op.name for op in tf.get_default_graph().get_operations()
+                     if op.type.endswith("Summary")}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            before = sess.run(train)
+            # the gradient [6, -8] (norm 10) is clipped to norm 1: w moves by 0.1 * [.6, -.8]
+            np.testing.assert_allclose(sess.run(w), [3.0 - 0.06, -4.0 + 0.08], rtol=1e-6)
+            assert before == 25.0 and sess.run(gs) == 1
+    assert any("loss" in n for n in summaries) and any("learning_rate" in n
+                                                         for n in summaries)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Optimizer name should be one of"):
+            tf.contrib.layers.optimize_loss(tf.reduce_sum(tf.Variable([1.0])),
+                                            tf.Variable(0), 0.1, "Nope")
