@@ -161,7 +161,10 @@ def test_core_line_budget(layer):
     # 9000 -> 11500 for the TF1 op surface real scripts use (scatter/gather_nd, image
     # resize, depthwise/transposed conv, dynamic shapes; issue 12) and GraphDef export and
     # import (issue 13). Next round: move image_ops/composites above the engine.
-    budget = {"engine": 11500, "device": 1200, "hooks": 2500}[layer]
+    # 11500 -> 11700: ModelZoo scripts (issue 12): RegisterGradient/gradient_override_map
+    # (must be seen by engine.gradients), run-time k/shape for top_k/scatter_nd, batch
+    # slicing of big forward convs.
+    budget = {"engine": 11700, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
