@@ -11,6 +11,8 @@ from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, comple
                                          double, float16, float32, float64, half, int8,
                                          int16, int32, int64, string, uint8, uint16)
 from estimator_npu.engine.gradients import gradients  # noqa: F401
+from estimator_npu.engine.gradient_override import (NotDifferentiable,  # noqa: F401
+                                                RegisterGradient, no_gradient)
 from estimator_npu.engine.graph_def import make_tensor_proto  # noqa: F401
 from estimator_npu.engine.graph_def import tensor_proto_value as make_ndarray  # noqa: F401
 from estimator_npu.train.graph_import import import_graph_def  # noqa: F401
@@ -170,3 +172,4 @@ from estimator_npu.compat.missing import module_getattr as _module_getattr  # no
 
 __getattr__ = _module_getattr(__name__)
 from estimator_npu import feature_column  # noqa: F401,E402
+from estimator_npu import initializers  # noqa: F401,E402

@@ -21,3 +21,8 @@ from estimator_npu.images.transforms import (adjust_brightness, adjust_contrast,
                                              random_flip_up_down,
                                              resize_image_with_crop_or_pad,
                                              resize_with_crop_or_pad, rgb_to_grayscale)
+from estimator_npu.images.bounding_box import (sample_distorted_bounding_box,  # noqa: F401,E402
+                                               sample_distorted_bounding_box_v2)
+from estimator_npu.images.color import (adjust_hue, adjust_saturation,  # noqa: F401,E402
+                                        grayscale_to_rgb, hsv_to_rgb, random_hue,
+                                        random_saturation, rgb_to_hsv)

@@ -9,3 +9,4 @@ from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  #
                                               fully_connected, max_pool2d, model_variable,
                                               one_hot_encoding, repeat, softmax, stack,
                                               variable)
+from estimator_npu.train.optimize_loss import OPTIMIZER_CLS_NAMES, optimize_loss  # noqa: F401,E402

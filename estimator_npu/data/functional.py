@@ -114,9 +114,9 @@ class MapNode(Node):
         it = self.inputs[0].elements(env)
         n = self._parallel
         if n is not None:
-            # More threads than usable cores only add switching (the traced function holds
-            # the GIL between numpy calls); scripts ask for 32-64 per map, and nested or
-            # interleaved maps would otherwise start hundreds of threads.
+            # More threads than usable cores only contend for the GIL between numpy calls;
+            # scripts ask for 32-216 per map (TF runs them on its cores-sized pool), and
+            # nested or interleaved maps would otherwise start hundreds of threads.
             n = min(usable_cores(), n if n != AUTOTUNE else 1 << 30)
         if n is None or n <= 1:
             return map(self._apply, it)

@@ -12,7 +12,7 @@ Pseudo-code::
 
 Integer and boolean tensors never receive gradients.
 """
-from estimator_npu.engine import registry
+from estimator_npu.engine import gradient_override, registry
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
@@ -91,6 +91,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             if not any(t.dtype.is_differentiable and (t in xset or t.op in reaches)
                        for t in op.inputs):
+                continue
+            overridden, user_grad = gradient_override.override_of(op)
+            if overridden:
+                if user_grad is None:
+                    continue
+                in_grads = gradient_override.call(user_grad, op, dys)
+                if len(in_grads) != len(op.inputs):
+                    raise RuntimeError(f"The registered gradient of {op.name} returned "
+                                       f"{len(in_grads)} values for {len(op.inputs)} inputs")
+                for t, gi in zip(op.inputs, in_grads):
+                    if t in xset or t.op in reaches:
+                        collect(t, gi)
                 continue
             opdef = registry.get(op.type)
             if not opdef.differentiable:

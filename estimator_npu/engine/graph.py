@@ -332,6 +332,9 @@ class Graph:
                     ctrl.append(c)
             op = Operation(self, name, op_type, inputs, dict(attrs or {}), ctrl)
             op._frame = trace_frame
+            overrides = getattr(self, "_gradient_overrides", None)
+            if overrides and op_type in overrides:
+                op._gradient_op_type = overrides[op_type]   # see gradient_override.py
             op.outputs = tuple(Tensor(op, i, _dtypes.as_dtype(dt), as_shape(shp))
                                for i, (dt, shp) in enumerate(out_specs))
             op._id = len(self._ops)
@@ -339,6 +342,21 @@ class Graph:
             self._ops_by_name[name] = op
             self._version += 1
         return op
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Ops of the types in ``op_type_map`` created inside use the gradient registered
+        (``RegisterGradient``) under the mapped name (``engine/gradient_override.py``)."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise TypeError("gradient_override_map: op_type_map must be a dict of op type "
+                            f"strings to gradient names, got {op_type_map!r}")
+        saved = getattr(self, "_gradient_overrides", None)
+        self._gradient_overrides = dict(saved or {}, **op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_overrides = saved
 
     @contextlib.contextmanager
     def _outside_subgraphs(self):

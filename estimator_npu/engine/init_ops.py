@@ -151,3 +151,7 @@ truncated_normal_initializer = TruncatedNormal
 random_uniform_initializer = RandomUniform
 variance_scaling_initializer = VarianceScaling
 xavier_initializer = glorot_uniform_initializer
+
+
+def lecun_uniform(seed=None):
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)

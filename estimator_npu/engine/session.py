@@ -27,6 +27,12 @@ class VarStore:
         self.value = None
 
 
+def _whole(a):
+    """Every element of the float array ``a`` is a finite whole number."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.isfinite(a)) and np.all(a == np.trunc(a)))
+
+
 class _FeedConverter:
     """Checks and converts one fed value against the static dtype/shape of its tensor."""
 
@@ -43,8 +49,21 @@ class _FeedConverter:
         a = value if type(value) is np.ndarray else self._asarray(value)
         if a.dtype != self.np_dtype:
             src, dst = a.dtype.kind, self.np_dtype.kind
+            if src in "SU" and dst in "iufc":   # numeric text ("5.1"): parsed, as TF does
+                try:
+                    return self._check_shape(a.astype(self.np_dtype))
+                except ValueError as e:
+                    if "shape" in str(e):
+                        raise
+                    raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
+                                     f"which has dtype {self.tensor.dtype.name}: {e}") from None
             python_ints = src in "iu" and dst in "iu" and type(value) is not np.ndarray \
                 and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
+            if src == "f" and dst in "iu" and _whole(a):
+                # ids kept in a float array (np.zeros(...) filled with indices): TF truncates
+                # any float; here only whole values pass, so 1.5 -> int still fails loudly.
+                src = "i"
+                python_ints = True
             if (src in "OSU") != (dst in "OSU") or (
                     src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
                     and not (src == "b" and dst in "iuf") and not python_ints):
@@ -54,6 +73,9 @@ class _FeedConverter:
                 self._check_range(a)
             with np.errstate(over="ignore", invalid="ignore"):   # beyond the range: inf
                 a = a.astype(self.np_dtype)
+        return self._check_shape(a)
+
+    def _check_shape(self, a):
         dims = self.dims
         if dims is not None:
             shp = a.shape

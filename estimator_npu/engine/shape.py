@@ -1,6 +1,20 @@
 """Static tensor shapes whose dimensions may be unknown (``None``)."""
 
 
+class KnownDimension(int):
+    """A known dimension from ``shape[i]``: an int that also answers TF1's ``.value``
+    (``x.shape[3].value``); unknown dimensions are ``None``."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self)
+
+    def __repr__(self):
+        return repr(int(self))
+
+
 class TensorShape:
     """A possibly partially known shape: ``dims`` is a tuple of ints/None, or None if unknown rank.
 
@@ -84,7 +98,8 @@ class TensorShape:
             return None if isinstance(key, int) else TensorShape(None)
         if isinstance(key, slice):
             return TensorShape(self.dims[key])
-        return self.dims[key]
+        d = self.dims[key]
+        return d if d is None else KnownDimension(d)
 
     def __eq__(self, other):
         try:

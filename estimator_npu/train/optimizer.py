@@ -155,6 +155,7 @@ class Optimizer:
         if loss.dtype.name not in _FLOAT_TYPES:
             raise ValueError(f"Invalid type {loss.dtype.name} for {loss.name}, expected: "
                              f"[{', '.join(_FLOAT_TYPES)}].")
+        explicit = var_list is not None
         if var_list is None:
             var_list = loss.graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
         else:
@@ -163,12 +164,16 @@ class Optimizer:
             var_list = [_as_variable(v, "var_list") for v in var_list]
         if not var_list:
             raise ValueError("No variables to optimize.")
-        for v in var_list:
+        for v in var_list if explicit else ():
             if v.dtype.name not in _FLOAT_TYPES:
                 raise ValueError(f"Invalid type {v.dtype.name} for {v.op.name}, expected: "
                                  f"[{', '.join(_FLOAT_TYPES)}].")
-        grads = gradients(loss, [v.value() for v in var_list], grad_ys=grad_loss)
-        return list(zip(grads, var_list))
+        # As TF: a trainable variable that cannot have a gradient (an int global step made
+        # with tf.Variable(0)) gets None instead of failing the call.
+        floats = [v for v in var_list if v.dtype.name in _FLOAT_TYPES]
+        grads = dict(zip(map(id, floats), gradients(loss, [v.value() for v in floats],
+                                                    grad_ys=grad_loss) if floats else []))
+        return [(grads.get(id(v)), v) for v in var_list]
 
     def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
                  aggregation_method=None, colocate_gradients_with_ops=False, name=None,

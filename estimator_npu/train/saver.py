@@ -212,6 +212,9 @@ class Saver:
         else:
             path = save_path
         save_dir = os.path.dirname(path)
+        if save_dir and not os.path.exists(save_dir) and \
+                os.path.isdir(os.path.dirname(save_dir) or "."):
+            os.mkdir(save_dir)   # TF's checkpoint writer creates the last directory level
         if save_dir and not os.path.isdir(save_dir):
             if os.path.exists(save_dir):
                 raise ValueError(f"Parent of {save_path} is {save_dir}, which is a file, not "

@@ -31,3 +31,14 @@ def test_gan_with_two_var_list_optimizers(tmp_path, run_script):
     assert "d step moves d: True" in proc.stdout
     assert "vars d=4 g=4" in proc.stdout  # the reused discriminator made no new variables
     assert re.search(r"iter 20 d_loss [0-9.]+ g_loss [0-9.]+", proc.stdout)
+
+
+def test_modelzoo_dynamic_rnn_flip_gradient_loss_scaling(tmp_path, run_script):
+    proc = run_script("modelzoo_rnn_flipgrad.py", "--steps=60", "--loop=3", cwd=tmp_path)
+    assert "reversed gradient: True" in proc.stdout
+    assert "gates in (0, 1): True" in proc.stdout
+    match = re.search(r"FINAL global_step=(\d+) acc=([0-9.]+) loss_scale=(\d+)", proc.stdout)
+    # 20 runs of 3 loop steps; the scale doubled after each 20 finite steps: 2^10 -> 2^13
+    assert match.group(1) == "60" and float(match.group(2)) >= 0.9
+    assert match.group(3) == "8192"
+    assert (tmp_path / "ckpt_rnn" / "rnn.ckpt.index").exists()

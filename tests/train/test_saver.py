@@ -251,7 +251,7 @@ def test_saver_works_on_finalized_graph_and_checks_arguments(graph, tmp_path):
         path = saver.save(sess, str(tmp_path / "m"), global_step=np.int64(4))
         saver.restore(sess, path)
         with pytest.raises(ValueError, match="Parent directory of .* doesn't exist"):
-            saver.save(sess, str(tmp_path / "missing" / "m"))
+            saver.save(sess, str(tmp_path / "missing" / "deeper" / "m"))  # TF makes one level
     with pytest.raises(ValueError, match="max_to_keep"):
         tf.train.Saver(max_to_keep=-1)
     with tf.Graph().as_default(), pytest.raises(ValueError, match="No variables to save"):

@@ -53,6 +53,9 @@ _CHUNK_BYTES = 1 << 22
 # CNN's second convolution at batch 100) streams from memory in the GEMM, a 4 MB chunk
 # stays in cache (measured 45-55 ms -> 31-39 ms for that convolution, one thread).
 _CHUNKED_COLS_BYTES = 1 << 24
+# Inputs with few channels keep whole-batch columns up to this size (a whole test set fed at
+# once would otherwise need GBs): beyond it they too work in chunks of about this size.
+_MAX_COLS_BYTES = 256 << 20
 
 
 def _im2col(scr, xp, out_hw, ksize, strides, dilations, key="cols", cap=None):
@@ -81,12 +84,15 @@ def _chunk_images(n, c, out_hw, ksize, dtype):
     """How many images one im2col chunk holds: all ``n`` when the whole batch's columns
     fit in ``_CHUNKED_COLS_BYTES``; otherwise about ``_CHUNK_BYTES`` of columns, so each
     chunk's columns are still in cache when its GEMM reads them. Inputs with few
-    channels keep the whole-batch channels-outer layout (their columns are small)."""
+    channels keep the whole-batch channels-outer layout (their columns are small) up to
+    ``_MAX_COLS_BYTES``."""
     (oh, ow), (kh, kw) = out_hw, ksize
-    per_image = oh * ow * kh * kw * c * np.dtype(dtype).itemsize
-    if c <= _SMALL_C or n * per_image <= _CHUNKED_COLS_BYTES:
+    per_image = max(oh * ow * kh * kw * c * np.dtype(dtype).itemsize, 1)
+    if c <= _SMALL_C:
+        return n if n * per_image <= _MAX_COLS_BYTES else max(1, _MAX_COLS_BYTES // per_image)
+    if n * per_image <= _CHUNKED_COLS_BYTES:
         return n
-    return max(1, min(n, _CHUNK_BYTES // max(per_image, 1)))
+    return max(1, min(n, _CHUNK_BYTES // per_image))
 
 
 def _im2col_chunks(scr, xp, nb, out_hw, ksize, strides, dilations):

@@ -191,8 +191,9 @@ OPS.define("SliceDynamicGrad", kernel=simple(_slice_grad),
 def range_dynamic(start, limit, delta, dtype, name=None):
     dt = dtypes.as_dtype(dtype) if dtype is not None else None
     ts = [convert_to_tensor(v) for v in (start, limit, delta)]
-    if dt is None:
-        dt = dtypes.float32 if any(t.dtype.is_floating for t in ts) else dtypes.int32
+    if dt is None:   # TF: the widest of the arguments' types, int32 < int64 < float32 < float64
+        order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+        dt = max((t.dtype for t in ts), key=lambda d: order.index(d) if d in order else 0)
     from estimator_npu.engine.ops.math_ops import cast
     ts = [cast(t, dt) for t in ts]
     return make_tensor("RangeDynamic", ts, dt, [None], {"dtype": dt}, name=name)

@@ -4,6 +4,7 @@ convolutions, ``convolution``, local response normalization, ``top_k`` and
 import numpy as np
 
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.ops.scatter_ops import unsorted_segment_sum
@@ -65,9 +66,23 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None,  # noqa: A002
                 name=None, data_format=None, filters=None, dilations=None):
-    """``tf.nn.convolution`` for 2-D spatial inputs (4-D tensors)."""
+    """``tf.nn.convolution`` for 1-D (``[N, W, C]``) and 2-D (``[N, H, W, C]``) inputs;
+    ``strides`` / ``dilation_rate`` have one entry per spatial dim."""
     filter = filters if filter is None else filter
     x = convert_to_tensor(input)
+    if x.shape.ndims == 3:
+        from estimator_npu.engine.ops.composites import conv1d
+        if data_format not in (None, "NWC"):
+            raise ValueError(f"convolution: data_format must be 'NWC' for 1-D inputs, got "
+                             f"{data_format!r}")
+        one = [1] if strides is None else list(strides)
+        dil = dilations if dilations is not None else dilation_rate
+        dil = None if dil is None else list(dil) if not np.isscalar(dil) else [dil]
+        if len(one) != 1 or (dil is not None and len(dil) != 1):
+            raise ValueError(f"convolution: a 1-D input takes one stride and one dilation, "
+                             f"got strides={strides}, dilation_rate={dil}")
+        return conv1d(x, filter, stride=int(one[0]), padding=padding,
+                      dilations=None if dil is None else int(dil[0]), name=name)
     if x.shape.ndims not in (None, 4):
         raise NotImplementedError(f"convolution: only 2-D convolutions (4-D inputs) are "
                                   f"supported, got input shape {x.shape}")
@@ -107,7 +122,9 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest entries along the last axis (ties: lower
     index first, as TF)."""
     x = convert_to_tensor(input)
-    k = int(k)
+    if isinstance(k, Tensor) and k.op.type != "Const":
+        return _top_k_dynamic(x, k, name)
+    k = int(k.op.attrs["value"]) if isinstance(k, Tensor) else int(k)
     if x.shape.ndims == 0:
         raise ValueError("top_k: input must be at least 1-D")
     if x.shape.ndims is not None and x.shape[-1] is not None and x.shape[-1] < k:
@@ -117,6 +134,27 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     op = make_op("TopKV2", [x], [(x.dtype, shape), (dtypes.int32, shape)], {"k": k},
                  name=name)
     return op.outputs[0], op.outputs[1]
+
+
+def _top_k_dynamic(x, k, name):
+    """``top_k`` with ``k`` a tensor known only when the graph runs."""
+    if x.shape.ndims == 0:
+        raise ValueError("top_k: input must be at least 1-D")
+    k = convert_to_tensor(k, dtype=dtypes.int32)
+    shape = list(x.shape.dims[:-1]) + [None] if x.shape.ndims is not None else None
+    op = make_op("TopKV2Dynamic", [x, k], [(x.dtype, shape), (dtypes.int32, shape)],
+                 name=name or "TopKV2")
+    return op.outputs[0], op.outputs[1]
+
+
+def _top_k_dynamic_kernel(op, ctx):
+    def run(x, k):
+        k = int(k)
+        if k < 0 or k > np.shape(x)[-1]:
+            raise ValueError(f"{op.name}: k={k} must be in [0, {np.shape(x)[-1]}] (the size "
+                             f"of the last axis of input shape {list(np.shape(x))})")
+        return _top_k(x, k)
+    return run
 
 
 def _top_k(x, k):
@@ -138,6 +176,8 @@ def _top_k_grad_kernel(dv, idx, x):
 
 
 OPS.define("TopKV2", kernel=with_attrs(_top_k, "k"), grad=_top_k_grad)
+OPS.define("TopKV2Dynamic", kernel=_top_k_dynamic_kernel,
+           grad=lambda op, dvals, didx: _top_k_grad(op, dvals, didx) + [None])
 OPS.define("TopKGrad", kernel=lambda op, ctx: _top_k_grad_kernel,
            grad=lambda op, g: [make_tensor("TopKGather", [g, op.inputs[1]], g.dtype,
                                            op.inputs[0].shape), None, None])

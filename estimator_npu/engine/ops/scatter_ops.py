@@ -48,8 +48,11 @@ def scatter_nd(indices, updates, shape, name=None):
     i = _int_tensor(indices, "indices", "ScatterNd")
     u = convert_to_tensor(updates)
     dims = array_ops._static_ints(shape, "shape", "ScatterNd")
-    if dims is None:
-        raise TypeError("ScatterNd: shape must be static (a list or constant)")
+    if dims is None:   # known when the graph runs (tf.shape(x) ...)
+        s = _int_tensor(shape, "shape", "ScatterNd")
+        rank = s.shape.dims[0] if s.shape.ndims == 1 else None
+        return make_tensor("ScatterNdDynamic", [i, u, s], u.dtype,
+                           None if rank is None else [None] * rank, name=name)
     return make_tensor("ScatterNd", [i, u], u.dtype, dims, {"shape": tuple(dims)}, name=name)
 
 
@@ -62,6 +65,9 @@ def _scatter_nd(idx, u, shape):
 
 OPS.define("ScatterNd", kernel=with_attrs(_scatter_nd, "shape"),
            grad=lambda op, dy: [None, gather_nd(dy, op.inputs[0])])
+OPS.define("ScatterNdDynamic", kernel=simple(lambda idx, u, shape: _scatter_nd(
+               idx, u, tuple(int(d) for d in np.asarray(shape).reshape(-1)))),
+           grad=lambda op, dy: [None, gather_nd(dy, op.inputs[0]), None])
 OPS.define("ScatterNdLike", kernel=simple(lambda idx, u, like: _scatter_nd(idx, u,
                                                                            np.shape(like))),
            grad=lambda op, g: [None, gather_nd(g, op.inputs[0]), None])
