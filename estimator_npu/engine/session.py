@@ -47,7 +47,8 @@ class _FeedConverter:
                 and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
             if (src in "OSU") != (dst in "OSU") or (
                     src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
-                    and not (src == "b" and dst in "iuf") and not python_ints):
+                    and not (src == "b" and dst in "iuf") and not python_ints
+                    and not (src == "f" and dst in "iu")):   # TF1 casts (truncates)
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
             if src in "iu" and dst in "iu" and a.size:
