@@ -47,3 +47,18 @@ def test_argmax_argmin_round_trip_through_graph_def():
     np.testing.assert_array_equal(am, [1, 0])
     np.testing.assert_array_equal(amin, [0, 1, 1])
     assert amin.dtype == np.int32
+
+
+def test_contrib_learn_load_dataset_mnist_reads_the_tutorial_folder(tmp_path, mnist_dir,
+                                                                    monkeypatch):
+    from estimator_npu.compat.missing import NotImplementedName
+    (tmp_path / "MNIST-data").symlink_to(mnist_dir, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    data = tf.contrib.learn.datasets.load_dataset("mnist")
+    assert data.train.images.shape[1] == 784 and data.train.labels.ndim == 1
+    assert data.test.num_examples == 200
+    import pytest
+    with pytest.raises(NotImplementedName, match=r"load_dataset\('iris'\) \(yet\)"):
+        tf.contrib.learn.datasets.load_dataset("iris")
+    with pytest.raises(NotImplementedName, match=r"tf\.contrib\.learn\.Estimator \(yet\)"):
+        tf.contrib.learn.Estimator
