@@ -62,3 +62,18 @@ def test_contrib_learn_load_dataset_mnist_reads_the_tutorial_folder(tmp_path, mn
         tf.contrib.learn.datasets.load_dataset("iris")
     with pytest.raises(NotImplementedName, match=r"tf\.contrib\.learn\.Estimator \(yet\)"):
         tf.contrib.learn.Estimator
+
+
+def test_conv2d_transpose_static_shape_from_a_stacked_output_shape():
+    g = tf.Graph()
+    with g.as_default():
+        h = tf.placeholder(tf.float32, [None, 4, 4, 16])
+        k = tf.zeros([3, 3, 1, 16])
+        batch = tf.shape(h)[0]
+        for sizes in (tf.stack([batch, 8, 8, 1]), [batch, 8, 8, 1],
+                      tf.concat([tf.shape(h)[:1], [8, 8, 1]], 0)):
+            y = tf.nn.conv2d_transpose(h, k, sizes, strides=[1, 2, 2, 1])
+            assert y.shape.as_list() == [None, 8, 8, 1]
+        with tf.Session() as s:
+            out = s.run(y, {h: np.ones((2, 4, 4, 16), np.float32)})
+    assert out.shape == (2, 8, 8, 1)

@@ -105,7 +105,31 @@ def sizes_tensor(sizes, op_name, what):
         raise ValueError(f"{op_name}: {what} must be a 1-D integer tensor of 4 sizes, got "
                          f"{t}")
     static = array_ops._static_ints(t, what, op_name)
+    if static is None:
+        static = _packed_static(t)
     return t, (static if static is not None else [None] * 4)
+
+
+def _packed_static(t):
+    """The known entries of a stacked sizes tensor (``tf.stack([batch, 8, 8, 1])``): TF1's
+    shape inference keeps the constant ones, so the output shape is ``(?, 8, 8, 1)``."""
+    if t.op.type == "Pack":
+        pieces = [(x, True) for x in t.op.inputs]
+    elif t.op.type == "ConcatV2":          # how tf.stack is built here
+        pieces = [(x.op.inputs[0], True) if x.op.type == "ExpandDims" else (x, False)
+                  for x in (t.op.inputs if "axis" in t.op.attrs else t.op.inputs[:-1])]
+    else:
+        return None
+    out = []
+    for x, scalar in pieces:
+        value = np.asarray(x.op.attrs["value"]) if x.op.type == "Const" else None
+        if value is not None and value.ndim == (0 if scalar else 1):
+            out.extend(int(v) for v in value.reshape(-1))
+        elif scalar or (x.shape.ndims == 1 and x.shape[0] is not None):
+            out.extend([None] * (1 if scalar else x.shape[0]))
+        else:
+            return None
+    return out if len(out) == 4 else None
 
 
 def shape_of(t):
