@@ -161,7 +161,9 @@ def test_core_line_budget(layer):
     # 9000 -> 11500 for the TF1 op surface real scripts use (scatter/gather_nd, image
     # resize, depthwise/transposed conv, dynamic shapes; issue 12) and GraphDef export and
     # import (issue 13). Next round: move image_ops/composites above the engine.
-    budget = {"engine": 11500, "device": 1200, "hooks": 2500}[layer]
+    # 11500 -> 11600: TF1's custom_getter in variable_scope, tensor-valued random-op
+    # arguments, stacked conv2d_transpose output shapes (issue 12, public-script corpus).
+    budget = {"engine": 11600, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

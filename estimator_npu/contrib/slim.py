@@ -14,3 +14,4 @@ from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  #
                                               max_pool2d, model_variable, one_hot_encoding,
                                               repeat, softmax, stack, variable)
 from estimator_npu.train.checkpoint_utils import assign_from_checkpoint_fn  # noqa: F401
+from estimator_npu.contrib import slim_learning as learning  # noqa: F401,E402

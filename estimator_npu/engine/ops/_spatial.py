@@ -111,24 +111,18 @@ def sizes_tensor(sizes, op_name, what):
 
 
 def _packed_static(t):
-    """The known entries of a stacked sizes tensor (``tf.stack([batch, 8, 8, 1])``): TF1's
-    shape inference keeps the constant ones, so the output shape is ``(?, 8, 8, 1)``."""
-    if t.op.type == "Pack":
-        pieces = [(x, True) for x in t.op.inputs]
-    elif t.op.type == "ConcatV2":          # how tf.stack is built here
-        pieces = [(x.op.inputs[0], True) if x.op.type == "ExpandDims" else (x, False)
-                  for x in (t.op.inputs if "axis" in t.op.attrs else t.op.inputs[:-1])]
-    else:
+    """The constant entries of a stacked sizes tensor (``tf.stack([batch, 8, 8, 1])`` ->
+    ``[None, 8, 8, 1]``), which TF1's shape inference keeps."""
+    if t.op.type not in ("Pack", "ConcatV2"):
         return None
     out = []
-    for x, scalar in pieces:
-        value = np.asarray(x.op.attrs["value"]) if x.op.type == "Const" else None
-        if value is not None and value.ndim == (0 if scalar else 1):
-            out.extend(int(v) for v in value.reshape(-1))
-        elif scalar or (x.shape.ndims == 1 and x.shape[0] is not None):
-            out.extend([None] * (1 if scalar else x.shape[0]))
-        else:
+    for x in t.op.inputs if t.op.type == "Pack" or "axis" in t.op.attrs else t.op.inputs[:-1]:
+        x = x.op.inputs[0] if x.op.type == "ExpandDims" else x
+        if x.shape.ndims not in (0, 1) or None in (x.shape.dims or []):
             return None
+        value = np.asarray(x.op.attrs["value"]) if x.op.type == "Const" else None
+        out += ([None] * max(1, x.shape.num_elements()) if value is None
+                else [int(v) for v in value.reshape(-1)])
     return out if len(out) == 4 else None
 
 

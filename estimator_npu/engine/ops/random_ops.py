@@ -43,26 +43,24 @@ def _random(op_type, shape, dtype, seed, name, **attrs):
 
 
 def _is_number(x):
-    return isinstance(x, (int, float, np.number)) or (
-        isinstance(x, np.ndarray) and x.ndim == 0)
+    return isinstance(x, (int, float, np.number)) or (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
-def _scaled(op_type, shape, dtype, seed, name, scale, offset):
-    """``sample * scale + offset`` in the graph, for a tensor (or array) scale/offset as TF
-    allows (``stddev=1. / tf.sqrt(n / 2.)``)."""
+def _scaled(op_type, shape, dtype, seed, name, scale, offset, **attrs):
+    """``sample * scale + offset`` in the graph, for tensor scale/offset as TF allows
+    (``stddev=1. / tf.sqrt(n / 2.)``)."""
     from estimator_npu.engine.ops import math_ops
-    from estimator_npu.engine.ops.core import convert_to_tensor
-    g = get_default_graph()
-    with g.name_scope(name or op_type):
-        rnd = _random(op_type, shape, dtype, seed, None, mean=0.0, stddev=1.0)
-        scale = convert_to_tensor(scale, dtype=rnd.dtype)
-        offset = convert_to_tensor(offset, dtype=rnd.dtype)
-        return math_ops.add(math_ops.multiply(rnd, scale), offset)
+    from estimator_npu.engine.ops.core import convert_to_tensor as cvt
+    with get_default_graph().name_scope(name or op_type):
+        rnd = _random(op_type, shape, dtype, seed, None, **attrs)
+        return math_ops.add(math_ops.multiply(rnd, cvt(scale, dtype=rnd.dtype)),
+                            cvt(offset, dtype=rnd.dtype))
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     if not (_is_number(mean) and _is_number(stddev)):
-        return _scaled("RandomNormal", shape, dtype, seed, name, stddev, mean)
+        return _scaled("RandomNormal", shape, dtype, seed, name, stddev, mean, mean=0.0,
+                       stddev=1.0)
     return _random("RandomNormal", shape, dtype, seed, name, mean=float(mean),
                    stddev=float(stddev))
 
@@ -70,7 +68,8 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples redrawn until within two standard deviations of the mean."""
     if not (_is_number(mean) and _is_number(stddev)):
-        return _scaled("TruncatedNormal", shape, dtype, seed, name, stddev, mean)
+        return _scaled("TruncatedNormal", shape, dtype, seed, name, stddev, mean, mean=0.0,
+                       stddev=1.0)
     return _random("TruncatedNormal", shape, dtype, seed, name, mean=float(mean),
                    stddev=float(stddev))
 
@@ -81,17 +80,10 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dt.is_integer:
             raise ValueError("random_uniform: maxval must be given for integer dtypes")
         maxval = 1.0
-    if not (_is_number(minval) and _is_number(maxval)):
-        if dt.is_integer:
-            raise NotImplementedError("estimator_npu does not implement tf.random_uniform "
-                                      "with tensor minval/maxval for integer dtypes (yet)")
+    if not (_is_number(minval) and _is_number(maxval)) and dt.is_floating:
         from estimator_npu.engine.ops import math_ops
-        from estimator_npu.engine.ops.core import convert_to_tensor
-        with get_default_graph().name_scope(name or "random_uniform"):
-            lo = convert_to_tensor(minval, dtype=dt)
-            hi = convert_to_tensor(maxval, dtype=dt)
-            rnd = _random("RandomUniform", shape, dt, seed, None, minval=0.0, maxval=1.0)
-            return math_ops.add(math_ops.multiply(rnd, math_ops.subtract(hi, lo)), lo)
+        return _scaled("RandomUniform", shape, dt, seed, name, math_ops.subtract(
+            maxval, minval), minval, minval=0.0, maxval=1.0)
     if maxval <= minval:
         raise ValueError(f"random_uniform: need minval < maxval, got minval={minval}, "
                          f"maxval={maxval}")
