@@ -48,7 +48,7 @@ class _FeedConverter:
             if (src in "OSU") != (dst in "OSU") or (
                     src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
                     and not (src == "b" and dst in "iuf") and not python_ints
-                    and not (src == "f" and dst in "iu")):   # TF1 casts (truncates)
+                    and not (src == "f" and dst in "iu" and type(value) is np.ndarray)):
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
             if src in "iu" and dst in "iu" and a.size:

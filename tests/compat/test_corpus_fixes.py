@@ -21,6 +21,8 @@ def test_random_ops_take_tensor_stddev_mean_and_bounds():
 
 
 def test_float_array_fed_to_int_placeholder_is_truncated_as_tf1():
+    # (numpy float arrays only, as the DCGAN example feeds; a Python float list still raises,
+    # test_bad_inputs.py::feed_float_to_int)
     g = tf.Graph()
     with g.as_default():
         p = tf.placeholder(tf.int32, [None])
