@@ -7,6 +7,7 @@ from estimator_npu import nn  # noqa: F401
 from estimator_npu.engine import dtypes as dtypes_module  # noqa: F401
 from estimator_npu.engine.config_pb import (ConfigProto, GPUOptions, GraphOptions,  # noqa: F401
                                             RunMetadata, RunOptions)
+from estimator_npu.engine.config_pb import OptimizerOptions  # noqa: F401
 from estimator_npu.engine.dtypes import (DType, as_dtype, bfloat16, bool, complex64,  # noqa
                                          double, float16, float32, float64, half, int8,
                                          int16, int32, int64, string, uint8, uint16)

@@ -164,10 +164,11 @@ def test_core_line_budget(layer):
     # each of 27 family modules, ``register_families``; issue 15) and 11650 for
     # ``allocator`` (a session keeps freed memory: no page faults per training step);
     # 11650 -> 11700: ModelZoo scripts (issue 12): RegisterGradient/gradient_override_map
-    # (must be seen by engine.gradients), run-time k/shape for top_k/scatter_nd.
+    # (must be seen by engine.gradients), run-time k/shape for top_k/scatter_nd; TF1's
+    # custom_getter, tensor-valued random-op arguments (issue 12, public-script corpus).
     # import_graph_def moved to train/ (issue 16's kernels stay in). Next round: move
     # image_ops/composites above the engine.
-    budget = {"engine": 11700, "device": 1200, "hooks": 2500}[layer]
+    budget = {"engine": 11800, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

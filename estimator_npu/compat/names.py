@@ -22,7 +22,7 @@ DOCUMENTED_PATHS = [
     "tensorflow.contrib.framework", "tensorflow.contrib.mixed_precision",
     "tensorflow.python.util.nest", "tensorflow.python.client.timeline",
     "tensorflow.python.client.device_lib", "tensorflow.core.protobuf.config_pb2",
-    "tensorflow.core.protobuf.rewriter_config_pb2",
+    "tensorflow.core.protobuf.rewriter_config_pb2", "tensorflow.contrib.learn.datasets",
     "tensorflow.examples.tutorials.mnist.input_data",
     "tensorflow.examples.tutorials.mnist.mnist",
     "npu_bridge.npu_init", "npu_bridge.estimator.npu.npu_config",
@@ -46,7 +46,7 @@ COMMON_TF1_NAMES = [
     "tf.nn.conv2d_transpose", "tf.nn.depthwise_conv2d", "tf.nn.lrn", "tf.layers.Dense",
     "tf.layers.Conv2D", "tf.layers.conv2d_transpose", "tf.estimator.DNNClassifier",
     "tf.estimator.export", "tf.saved_model", "tf.contrib.layers", "tf.contrib.slim",
-    "tf.contrib.rnn", "tf.contrib.learn", "tf.contrib.summary", "tf.python_io",
+    "tf.contrib.rnn", "tf.contrib.learn.Estimator", "tf.contrib.factorization", "tf.contrib.summary", "tf.python_io",
     "tf.OptimizerOptions", "npu_bridge.estimator.npu.npu_dynamic_rnn.DynamicRNN",
 ]
 

@@ -194,6 +194,12 @@ def op_to_nodes(op):
         node.attr["Tidx"].type = 3
         if op.type not in ("All", "Any"):
             node.attr["T"].type = dtype_enum(t0)
+    elif op.type in ("ArgMax", "ArgMin") and "axis" in attrs:
+        extra.append(_const_node(op.name + "/dimension", attrs["axis"]))
+        inputs.append(extra[-1].name)
+        node.attr["T"].type = dtype_enum(t0)
+        node.attr["Tidx"].type = 3
+        node.attr["output_type"].type = dtype_enum(attrs["dtype"])
     elif op.type == "Reshape" and "shape" in attrs:
         extra.append(_const_node(op.name + "/shape", attrs["shape"]))
         inputs.append(extra[-1].name)

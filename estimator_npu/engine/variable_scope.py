@@ -9,6 +9,8 @@
         assert tf.get_variable("w") is w
 """
 import contextlib
+import functools
+import inspect
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine import init_ops
@@ -22,7 +24,11 @@ AUTO_REUSE = "auto_reuse"
 class VariableScope:
     """The state of one ``variable_scope`` level."""
 
-    def __init__(self, name, reuse=None, initializer=None, regularizer=None, dtype=None):
+    def __init__(self, name, reuse=None, initializer=None, regularizer=None, dtype=None,
+                 custom_getter=None):
+        if custom_getter is not None and not callable(custom_getter):
+            raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter!r}")
+        self.custom_getter = custom_getter
         self.name = name
         self.reuse = reuse
         self.initializer = initializer
@@ -32,6 +38,20 @@ class VariableScope:
 
     def reuse_variables(self):
         self.reuse = True
+
+    def set_custom_getter(self, custom_getter):
+        self.custom_getter = custom_getter
+
+
+def _wrap_custom_getter(custom_getter, old_getter):
+    """A scope's custom getter over its parent's: the inner one is called first and its
+    ``getter`` argument runs the outer one over the true getter (TF1's composition)."""
+    if old_getter is None:
+        return custom_getter
+
+    def wrapped(getter, *args, **kwargs):
+        return custom_getter(functools.partial(old_getter, getter), *args, **kwargs)
+    return wrapped
 
 
 def get_variable_scope():
@@ -46,9 +66,12 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     """Opens a variable scope (and the name scope of the same name)."""
     g = get_default_graph()
     parent = get_variable_scope()
+    if custom_getter is not None and not callable(custom_getter):
+        raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter!r}")
     if isinstance(name_or_scope, VariableScope):
         full = name_or_scope.name
         name = full.rsplit("/", 1)[-1]
+        old_getter = name_or_scope.custom_getter
     else:
         if name_or_scope is None:
             if default_name is None:
@@ -58,6 +81,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
             name = name_or_scope
             _count_scope(g, parent, name)
         full = parent.name + "/" + name if parent.name else name
+        old_getter = parent.custom_getter
     if name_or_scope is not None:
         _close_subscopes(g, full)
     if reuse is False:
@@ -65,7 +89,9 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     scope = VariableScope(full, reuse=True if reuse is True else (reuse or parent.reuse),
                           initializer=initializer or parent.initializer,
                           regularizer=regularizer or parent.regularizer,
-                          dtype=dtype or parent.dtype)
+                          dtype=dtype or parent.dtype,
+                          custom_getter=old_getter if custom_getter is None
+                          else _wrap_custom_getter(custom_getter, old_getter))
     g._var_scope_stack.append(scope)
     try:
         if auxiliary_name_scope:
@@ -110,17 +136,58 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  synchronization=None, aggregation=None):
     """Gets an existing variable ``<scope>/name`` or creates it.
 
+    ``custom_getter`` (or, when None, the scope's, see ``variable_scope``) is called as
+    ``custom_getter(getter=<the true getter>, name=<full name>, shape=..., dtype=...,
+    initializer=..., regularizer=..., reuse=..., trainable=..., collections=..., ...)``
+    and returns what it likes, usually ``getter(name, *args, **kwargs)`` with some arguments
+    changed, as in TF1.
+
     Raises:
         ValueError: creating a variable that exists without ``reuse``; reusing one that
             does not exist; or a shape/dtype that differs from the existing variable's.
     """
-    g = get_default_graph()
     scope = get_variable_scope()
     full = scope.name + "/" + name if scope.name else name
+    if custom_getter is None:
+        custom_getter = scope.custom_getter
+    elif not callable(custom_getter):
+        raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter!r}")
+    kwargs = dict(shape=shape, dtype=dtype or scope.dtype,
+                  initializer=initializer if initializer is not None else scope.initializer,
+                  regularizer=regularizer or scope.regularizer, reuse=scope.reuse,
+                  trainable=trainable, collections=collections, caching_device=caching_device,
+                  partitioner=partitioner, validate_shape=validate_shape,
+                  use_resource=use_resource, synchronization=synchronization,
+                  aggregation=aggregation)
+    if custom_getter is None:
+        return _true_getter(full, constraint=constraint, **kwargs)
+    if _takes_constraint(custom_getter):
+        kwargs["constraint"] = constraint
+    return custom_getter(getter=_true_getter, name=full, **kwargs)
+
+
+def _takes_constraint(fn):
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "constraint" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=None, reuse=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, constraint=None,
+                 synchronization=None, aggregation=None):
+    """Gets or creates the variable named ``name`` (a full scope path), what custom
+    getters receive as ``getter``."""
+    g = get_default_graph()
+    full = name
     store = g._var_store
+    if reuse is False:
+        reuse = None
     if full in store:
         v = store[full]
-        if scope.reuse is None:
+        if reuse is None:
             raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set "
                              "reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
         if shape is not None and not as_shape(shape).is_compatible_with(v.shape):
@@ -130,12 +197,12 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
             raise ValueError(f"Trying to share variable {full}, but specified dtype "
                              f"{dtypes.as_dtype(dtype).name} and found dtype {v.dtype.name}.")
         return v
-    if scope.reuse is True:
+    if reuse is True:
         raise ValueError(f"Variable {full} does not exist, or was not created with "
                          "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          "VarScope?")
-    dt = dtypes.as_dtype(dtype or scope.dtype or dtypes.float32)
-    init = initializer if initializer is not None else scope.initializer
+    dt = dtypes.as_dtype(dtype or dtypes.float32)
+    init = initializer
     if init is None:
         init = init_ops.glorot_uniform_initializer() if dt.is_floating else \
             init_ops.zeros_initializer()
@@ -158,7 +225,7 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     with g.name_scope(None):
         v = _make_var(g, full, initial, trainable, collections, dt, validate_shape)
     store[full] = v
-    reg = regularizer or scope.regularizer
+    reg = regularizer
     if reg is not None:
         with g.name_scope(full + "/Regularizer/"):
             loss = reg(v)

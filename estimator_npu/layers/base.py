@@ -9,7 +9,7 @@ calls reuse it, so one instance applied twice shares its weights::
     layer.variables, layer.trainable_weights, layer.kernel
 """
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
-from estimator_npu.engine.variable_scope import variable_scope
+from estimator_npu.engine.variable_scope import VariableScope, variable_scope
 
 
 class Layer:
@@ -20,7 +20,11 @@ class Layer:
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         self.trainable = trainable
         self._given_name = name
-        self._scope = None
+        # ``_scope`` / ``_reuse``: the variable scope (and its reuse) to build in, as TF's
+        # Layer takes them from wrappers such as tf_slim's conv2d (its custom getter applies)
+        scope = kwargs.get("_scope")
+        self._scope = scope if isinstance(scope, VariableScope) else None
+        self._reuse = kwargs.get("_reuse")
         self.dtype = dtype
         self.built = False
         self._variables = []
@@ -41,7 +45,8 @@ class Layer:
             with variable_scope(self._given_name, default_name=self._default_name) as scope:
                 self._scope = scope
         before = set(map(id, g.get_collection(GraphKeys.GLOBAL_VARIABLES)))
-        out = self._apply(inputs, self._scope, True if self.built else None, *args, **kwargs)
+        reuse = True if self.built or self._reuse else None
+        out = self._apply(inputs, self._scope, reuse, *args, **kwargs)
         if not self.built:
             self._variables = [v for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES)
                                if id(v) not in before]

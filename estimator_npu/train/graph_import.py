@@ -119,6 +119,9 @@ def _builders():
     b["ArgMax"] = lambda n, x, name: reduction_ops.argmax(
         x[0], int(_const_value(x[1], "ArgMax's dimension")),
         output_type=_attr(n, "output_type", None) or dtypes.int64, name=name)
+    b["ArgMin"] = lambda n, x, name: reduction_ops.argmin(
+        x[0], int(_const_value(x[1], "ArgMin's dimension")),
+        output_type=_attr(n, "output_type", None) or dtypes.int64, name=name)
 
     def strided_slice(n, x, name):
         from estimator_npu.engine.ops import slice_ops

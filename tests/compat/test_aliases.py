@@ -102,10 +102,10 @@ def test_missing_names_say_what_is_not_implemented(aliases):
     with pytest.raises(AttributeError, match=r"estimator_npu does not implement "
                                              r"tf\.nn\.no_such_op \(yet\); docs/porting\.md"):
         tf.nn.no_such_op
-    with pytest.raises(AttributeError, match=r"does not implement tf\.contrib\.learn \(yet\)"):
-        tf.contrib.learn
-    with pytest.raises(ImportError, match=r"does not implement tf\.contrib\.learn \(yet\)"):
-        importlib.import_module("tensorflow.contrib.learn")
+    with pytest.raises(AttributeError, match=r"does not implement tf\.contrib\.factorization \(yet\)"):
+        tf.contrib.factorization
+    with pytest.raises(ImportError, match=r"does not implement tf\.contrib\.factorization \(yet\)"):
+        importlib.import_module("tensorflow.contrib.factorization")
     with pytest.raises(ImportError, match=r"does not implement hccl\.manage\.api\.nope"):
         exec("from hccl.manage.api import nope", {})
     with pytest.raises(ImportError, match="does not implement"):
@@ -157,6 +157,12 @@ def test_tf_slim_imports_and_trains_on_top_of_the_aliases(aliases):
                 net = slim.conv2d(x, 4, [3, 3], scope="conv1")
                 net = slim.flatten(slim.max_pool2d(net, [2, 2], scope="pool1"))
                 logits = slim.fully_connected(net, 3, activation_fn=None, scope="logits")
+            # slim's layers add their variables through variable_scope(custom_getter=...)
+            names = ["conv1/weights", "conv1/biases", "logits/weights", "logits/biases"]
+            assert [v.op.name for v in slim.get_model_variables()] == names
+            assert [v.op.name for v in tf.trainable_variables()] == names
+            assert [v.op.name for v in slim.get_variables_to_restore(exclude=["logits"])] \
+                == names[:2]
             tf.losses.sparse_softmax_cross_entropy(ys, logits)
             total = tf.losses.get_total_loss()
             train_op = slim.learning.create_train_op(total, tf.train.AdamOptimizer(0.01))

@@ -105,7 +105,25 @@ def sizes_tensor(sizes, op_name, what):
         raise ValueError(f"{op_name}: {what} must be a 1-D integer tensor of 4 sizes, got "
                          f"{t}")
     static = array_ops._static_ints(t, what, op_name)
+    if static is None:
+        static = _packed_static(t)
     return t, (static if static is not None else [None] * 4)
+
+
+def _packed_static(t):
+    """The constant entries of a stacked sizes tensor (``tf.stack([batch, 8, 8, 1])`` ->
+    ``[None, 8, 8, 1]``), which TF1's shape inference keeps."""
+    if t.op.type not in ("Pack", "ConcatV2"):
+        return None
+    out = []
+    for x in t.op.inputs if t.op.type == "Pack" or "axis" in t.op.attrs else t.op.inputs[:-1]:
+        x = x.op.inputs[0] if x.op.type == "ExpandDims" else x
+        if x.shape.ndims not in (0, 1) or None in (x.shape.dims or []):
+            return None
+        value = np.asarray(x.op.attrs["value"]) if x.op.type == "Const" else None
+        out += ([None] * max(1, x.shape.num_elements()) if value is None
+                else [int(v) for v in value.reshape(-1)])
+    return out if len(out) == 4 else None
 
 
 def shape_of(t):

@@ -44,13 +44,34 @@ def _random(op_type, shape, dtype, seed, name, **attrs):
     return make_tensor(op_type, [], dt, shp, attrs, name=name or op_type)
 
 
+def _is_number(x):
+    return isinstance(x, (int, float, np.number)) or (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
+def _scaled(op_type, shape, dtype, seed, name, scale, offset, **attrs):
+    """``sample * scale + offset`` in the graph, for tensor scale/offset as TF allows
+    (``stddev=1. / tf.sqrt(n / 2.)``)."""
+    from estimator_npu.engine.ops import math_ops
+    from estimator_npu.engine.ops.core import convert_to_tensor as cvt
+    with get_default_graph().name_scope(name or op_type):
+        rnd = _random(op_type, shape, dtype, seed, None, **attrs)
+        return math_ops.add(math_ops.multiply(rnd, cvt(scale, dtype=rnd.dtype)),
+                            cvt(offset, dtype=rnd.dtype))
+
+
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    if not (_is_number(mean) and _is_number(stddev)):
+        return _scaled("RandomNormal", shape, dtype, seed, name, stddev, mean, mean=0.0,
+                       stddev=1.0)
     return _random("RandomNormal", shape, dtype, seed, name, mean=float(mean),
                    stddev=float(stddev))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples redrawn until within two standard deviations of the mean."""
+    if not (_is_number(mean) and _is_number(stddev)):
+        return _scaled("TruncatedNormal", shape, dtype, seed, name, stddev, mean, mean=0.0,
+                       stddev=1.0)
     return _random("TruncatedNormal", shape, dtype, seed, name, mean=float(mean),
                    stddev=float(stddev))
 
@@ -61,6 +82,10 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dt.is_integer:
             raise ValueError("random_uniform: maxval must be given for integer dtypes")
         maxval = 1.0
+    if not (_is_number(minval) and _is_number(maxval)) and dt.is_floating:
+        from estimator_npu.engine.ops import math_ops
+        return _scaled("RandomUniform", shape, dt, seed, name, math_ops.subtract(
+            maxval, minval), minval, minval=0.0, maxval=1.0)
     if maxval <= minval:
         raise ValueError(f"random_uniform: need minval < maxval, got minval={minval}, "
                          f"maxval={maxval}")

@@ -20,8 +20,8 @@ if what == "raise":
         raise KeyError("boom")
     inner()
 if what == "missing":
-    tf.contrib.learn.DNNClassifier
+    tf.contrib.factorization.KMeansClustering
 if what == "missing_import":
-    from tensorflow.contrib import learn  # noqa: F401
+    from tensorflow.contrib import factorization  # noqa: F401
 if what == "eager":
     tf.enable_eager_execution()

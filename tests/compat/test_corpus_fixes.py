@@ -1,0 +1,81 @@
+"""Behaviours real public TF1 scripts relied on (found running a corpus of them)."""
+import numpy as np
+
+import estimator_npu as tf
+
+
+def test_random_ops_take_tensor_stddev_mean_and_bounds():
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(3)
+        std = 1. / tf.sqrt(50 / 2.)             # a Tensor, as in Xavier-style helpers
+        a = tf.random_normal([4000], stddev=std, mean=tf.constant(2.0))
+        b = tf.truncated_normal([4000], stddev=std)
+        c = tf.random_uniform([4000], minval=tf.constant(-3.0), maxval=tf.constant(-1.0))
+        assert a.shape.as_list() == [4000] and c.dtype == tf.float32
+        with tf.Session() as s:
+            va, vb, vc = s.run([a, b, c])
+    assert abs(va.mean() - 2.0) < 0.02 and abs(va.std() - 0.2) < 0.01
+    assert np.abs(vb).max() <= 0.4 + 1e-6
+    assert vc.min() >= -3.0 and vc.max() < -1.0 and vc.mean() < -1.9
+
+
+def test_float_array_fed_to_int_placeholder_is_truncated_as_tf1():
+    # (numpy float arrays only, as the DCGAN example feeds; a Python float list still raises,
+    # test_bad_inputs.py::feed_float_to_int)
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.placeholder(tf.int32, [None])
+        with tf.Session() as s:
+            out = s.run(p * 2, {p: np.array([1.7, 0.0, -1.2])})
+    np.testing.assert_array_equal(out, [2, 0, -2])
+
+
+def test_argmax_argmin_round_trip_through_graph_def():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.argmax(x, 1, name="am")
+        tf.argmin(x, axis=0, name="amin", output_type=tf.int32)
+        gd = g.as_graph_def()
+    nodes = {n.name: n for n in gd.node}
+    assert nodes["am"].input[1] == "am/dimension"
+    g2 = tf.Graph()
+    with g2.as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as s:
+            am, amin = s.run(["am:0", "amin:0"],
+                             {"x:0": np.array([[1, 5, 2], [7, 0, 1]], np.float32)})
+    np.testing.assert_array_equal(am, [1, 0])
+    np.testing.assert_array_equal(amin, [0, 1, 1])
+    assert amin.dtype == np.int32
+
+
+def test_contrib_learn_load_dataset_mnist_reads_the_tutorial_folder(tmp_path, mnist_dir,
+                                                                    monkeypatch):
+    from estimator_npu.compat.missing import NotImplementedName
+    (tmp_path / "MNIST-data").symlink_to(mnist_dir, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    data = tf.contrib.learn.datasets.load_dataset("mnist")
+    assert data.train.images.shape[1] == 784 and data.train.labels.ndim == 1
+    assert data.test.num_examples == 200
+    import pytest
+    with pytest.raises(NotImplementedName, match=r"load_dataset\('iris'\) \(yet\)"):
+        tf.contrib.learn.datasets.load_dataset("iris")
+    with pytest.raises(NotImplementedName, match=r"tf\.contrib\.learn\.Estimator \(yet\)"):
+        tf.contrib.learn.Estimator
+
+
+def test_conv2d_transpose_static_shape_from_a_stacked_output_shape():
+    g = tf.Graph()
+    with g.as_default():
+        h = tf.placeholder(tf.float32, [None, 4, 4, 16])
+        k = tf.zeros([3, 3, 1, 16])
+        batch = tf.shape(h)[0]
+        for sizes in (tf.stack([batch, 8, 8, 1]), [batch, 8, 8, 1],
+                      tf.concat([tf.shape(h)[:1], [8, 8, 1]], 0)):
+            y = tf.nn.conv2d_transpose(h, k, sizes, strides=[1, 2, 2, 1])
+            assert y.shape.as_list() == [None, 8, 8, 1]
+        with tf.Session() as s:
+            out = s.run(y, {h: np.ones((2, 4, 4, 16), np.float32)})
+    assert out.shape == (2, 8, 8, 1)
