@@ -97,26 +97,22 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if user_grad is None:
                     continue
                 in_grads = gradient_override.call(user_grad, op, dys)
-                if len(in_grads) != len(op.inputs):
-                    raise RuntimeError(f"The registered gradient of {op.name} returned "
-                                       f"{len(in_grads)} values for {len(op.inputs)} inputs")
-                for t, gi in zip(op.inputs, in_grads):
-                    if t in xset or t.op in reaches:
-                        collect(t, gi)
-                continue
-            opdef = registry.get(op.type)
-            if not opdef.differentiable:
-                if any(t.dtype.is_differentiable for t in op.inputs):
-                    raise LookupError(f"No gradient defined for operation '{op.name}' "
-                                      f"(op type: {op.type})")
-                continue
-            if len(op.outputs) == 1:
-                in_grads = opdef.grad(op, dys[0])
+                what = f"The registered gradient of {op.name}"
             else:
-                in_grads = opdef.grad(op, *dys)
+                opdef = registry.get(op.type)
+                if not opdef.differentiable:
+                    if any(t.dtype.is_differentiable for t in op.inputs):
+                        raise LookupError(f"No gradient defined for operation '{op.name}' "
+                                          f"(op type: {op.type})")
+                    continue
+                if len(op.outputs) == 1:
+                    in_grads = opdef.grad(op, dys[0])
+                else:
+                    in_grads = opdef.grad(op, *dys)
+                what = f"Gradient of {op.type}"
             in_grads = list(in_grads)
             if len(in_grads) != len(op.inputs):
-                raise RuntimeError(f"Gradient of {op.type} returned {len(in_grads)} values for "
+                raise RuntimeError(f"{what} returned {len(in_grads)} values for "
                                    f"{len(op.inputs)} inputs")
             for t, gi in zip(op.inputs, in_grads):
                 if t in xset or t.op in reaches:

@@ -16,16 +16,21 @@ _REAL_RUN = threads.run
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _train(n_threads, monkeypatch, calls):
-    """A few Adam steps of a small CNN with every split threshold lowered so that each
-    threaded path (im2col, pooling, epilogues, the flat update) really splits."""
-    monkeypatch.setattr(threads, "MIN_SIZE", 64)
-    monkeypatch.setattr(apply_op, "_SPLIT_MIN", 64)
+def _count_runs(monkeypatch, calls, n_threads):
+    """Records the size of every ``threads.run`` call in ``calls``; sets the pool size."""
     def counting_run(fns):
         calls.append(len(fns))
         return _REAL_RUN(fns)
     monkeypatch.setattr(threads, "run", counting_run)
     threads.set_num_threads(n_threads)
+
+
+def _train(n_threads, monkeypatch, calls):
+    """A few Adam steps of a small CNN with every split threshold lowered so that each
+    threaded path (im2col, pooling, epilogues, the flat update) really splits."""
+    monkeypatch.setattr(threads, "MIN_SIZE", 64)
+    monkeypatch.setattr(apply_op, "_SPLIT_MIN", 64)
+    _count_runs(monkeypatch, calls, n_threads)
     try:
         with tf.Graph().as_default():
             tf.set_random_seed(7)
@@ -131,11 +136,7 @@ def _train_per_tensor(n_threads, monkeypatch, calls):
     (the cost model forced to per-tensor mode), each large tensor split across threads."""
     monkeypatch.setattr(apply_op, "_SPLIT_MIN", 64)
     monkeypatch.setattr(apply_op, "CALL_COST_ELEMENTS", 0)
-    def counting_run(fns):
-        calls.append(len(fns))
-        return _REAL_RUN(fns)
-    monkeypatch.setattr(threads, "run", counting_run)
-    threads.set_num_threads(n_threads)
+    _count_runs(monkeypatch, calls, n_threads)
     try:
         with tf.Graph().as_default():
             tf.set_random_seed(3)
