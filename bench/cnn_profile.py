@@ -1,6 +1,6 @@
 """Per-kernel profile of one training step of the TF layers-tutorial CNN (or LeNet-5).
 
-Builds the model with ``tf.layers`` (the same model as ``bench/vs_tf.py``), compiles its
+Builds the model with ``tf.layers`` (``bench/vs_tf.py``'s own network and optimizer), compiles its
 training plan with placeholders for the batch and times each plan line inside whole
 training steps run in order (``workloads.in_sequence_plan``). Prints the top kernels by time
 and the step time.
@@ -9,7 +9,7 @@ and the step time.
 same model with the issue-16 kernel choices switched off (no plan rewrites, whole-batch
 col2im, one thread) and prints medians and minimums of ``--reps`` rounds.
 
-Run: ``python bench/cnn_profile.py [--model cnn|lenet] [--steps N] [--top K] [--ab]``
+Run: ``python bench/cnn_profile.py [--model cnn|lenet|mlp] [--steps N] [--top K] [--ab]``
 """
 import argparse
 import os
@@ -23,58 +23,27 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import estimator_npu as tf  # noqa: E402
+import vs_tf  # noqa: E402
 from workloads import in_sequence_plan  # noqa: E402
 
 
-def tutorial_cnn(x, y):
-    """TF layers tutorial: conv 5x5x32 SAME, pool, conv 5x5x64 SAME, pool, dense 1024, 10."""
-    net = tf.reshape(x, [-1, 28, 28, 1])
-    net = tf.layers.conv2d(net, 32, 5, padding="same", activation=tf.nn.relu)
-    net = tf.layers.max_pooling2d(net, 2, 2)
-    net = tf.layers.conv2d(net, 64, 5, padding="same", activation=tf.nn.relu)
-    net = tf.layers.max_pooling2d(net, 2, 2)
-    net = tf.reshape(net, [-1, 7 * 7 * 64])
-    net = tf.layers.dense(net, 1024, activation=tf.nn.relu)
-    logits = tf.layers.dense(net, 10)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    return loss, tf.train.GradientDescentOptimizer(0.001)
-
-
-def lenet(x, y):
-    net = tf.reshape(x, [-1, 28, 28, 1])
-    net = tf.layers.conv2d(net, 6, 5, padding="same", activation=tf.nn.relu)
-    net = tf.layers.max_pooling2d(net, 2, 2)
-    net = tf.layers.conv2d(net, 16, 5, padding="valid", activation=tf.nn.relu)
-    net = tf.layers.max_pooling2d(net, 2, 2)
-    net = tf.layers.flatten(net)
-    net = tf.layers.dense(net, 120, activation=tf.nn.relu)
-    net = tf.layers.dense(net, 84, activation=tf.nn.relu)
-    logits = tf.layers.dense(net, 10)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    return loss, tf.train.MomentumOptimizer(0.01, 0.9)
-
-
-def mlp(x, y):
-    net = tf.layers.dense(x, 512, activation=tf.nn.relu)
-    net = tf.layers.dense(net, 512, activation=tf.nn.relu)
-    logits = tf.layers.dense(net, 10)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    return loss, tf.train.AdamOptimizer(1e-3)
-
-
-MODELS = {"cnn": (tutorial_cnn, 100), "lenet": (lenet, 64), "mlp": (mlp, 128)}
+# the networks, optimizers and batch sizes of bench/vs_tf.py's Estimator workloads
+MODELS = {"cnn": vs_tf.ESTIMATOR["cnn"], "lenet": vs_tf.ESTIMATOR["lenet"],
+          "mlp": vs_tf.ESTIMATOR["mlp"]}
 
 
 def build(model):
-    fn, batch = MODELS[model]
+    net, make_opt, batch = MODELS[model]
     g = tf.Graph()
     with g.as_default():
         tf.set_random_seed(0)
         x = tf.placeholder(tf.float32, [None, 784])
         y = tf.placeholder(tf.int32, [None])
         gs = tf.train.create_global_step()
-        loss, opt = fn(x, y)
-        train = opt.minimize(loss, global_step=gs)
+        logits = net(tf, x)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=y, logits=logits))
+        train = make_opt(tf).minimize(loss, global_step=gs)
         sess = tf.Session()
         sess.run(tf.global_variables_initializer())
         plan = sess.compile([train], [x, y])
