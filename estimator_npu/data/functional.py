@@ -24,6 +24,7 @@ from estimator_npu.engine import plan as _plan
 from estimator_npu.engine.graph import Graph
 from estimator_npu.engine.ops.core import constant, placeholder
 from estimator_npu.engine.session import Session
+from estimator_npu.engine.threads import usable_cores
 
 
 class TracedFunction:
@@ -121,14 +122,6 @@ class MapNode(Node):
         if n is None or n <= 1:
             return map(self._apply, it)
         return ordered_parallel_map(self._apply, it, n)
-
-
-def usable_cores():
-    """How many cores this process may run on (its CPU affinity where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
-        return max(1, os.cpu_count() or 1)
 
 
 def ordered_parallel_map(fn, it, workers):

@@ -39,6 +39,11 @@ def _default_threads():
         if n < 1:
             raise ValueError(f"{ENV} must be a positive integer, got {value!r}")
         return n
+    return usable_cores()
+
+
+def usable_cores():
+    """How many cores this process may run on (its CPU affinity where the OS has one)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - platforms without sched_getaffinity

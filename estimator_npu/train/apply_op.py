@@ -178,18 +178,21 @@ class _Group:
                 off = lay.offsets[i]
                 mine = []
                 for a, b in bounds:
-                    param = self.param[off + a:off + b]
-                    state = {k: (v[off + a:off + b] if v.ndim else v)
-                             for k, v in self.state.items()}
-                    scratch = [t[off + a:off + b] for t in self.work["scratch"]]
-                    work = rule.workspace(param, Layout([f"{lay.names[i]}[{a}:{b}]"],
-                                                        [(b - a,)]), scratch=scratch)
-                    mine.append((a, b, param, state, work))
+                    sub = Layout([f"{lay.names[i]}[{a}:{b}]"], [(b - a,)])
+                    mine.append((a, b) + self.range_views(off + a, off + b, rule, sub))
                 parts.append(mine)
             if not any(parts):
                 parts = None
         self.split = (n, parts)
         return parts
+
+    def range_views(self, start, stop, rule, sub):
+        """``(param, state, work)`` views of the flat range ``[start:stop]`` of the parameter,
+        slot and scratch buffers; ``sub`` is the range's ``Layout``."""
+        state = {k: (v[start:stop] if v.ndim else v) for k, v in self.state.items()}
+        scratch = [t[start:stop] for t in self.work["scratch"]]
+        param = self.param[start:stop]
+        return param, state, rule.workspace(param, sub, scratch=scratch)
 
     def range_args(self, start, stop, rule, op):
         """``(param, grad, state, work)`` for the flat range ``[start:stop]`` (cached)."""
@@ -210,10 +213,7 @@ class _Group:
                 None, op, f"{type(rule).__name__} applies per-tensor math, so grad_hook "
                 f"ranges must start and stop on tensor boundaries {lay.offsets + [lay.size]}"
                 f"; got [{start}:{stop}]")
-        state = {k: (v[start:stop] if v.ndim else v) for k, v in self.state.items()}
-        scratch = [t[start:stop] for t in self.work["scratch"]]
-        param = self.param[start:stop]
-        work = rule.workspace(param, sub, scratch=scratch)
+        param, state, work = self.range_views(start, stop, rule, sub)
         args = (param, self.grad[start:stop], state, work)
         if len(self.ranges) >= _MAX_CACHED_RANGES:
             self.ranges.clear()
