@@ -168,7 +168,9 @@ def test_core_line_budget(layer):
     # custom_getter, tensor-valued random-op arguments (issue 12, public-script corpus).
     # import_graph_def moved to train/ (issue 16's kernels stay in). Next round: move
     # image_ops/composites above the engine.
-    budget = {"engine": 11800, "device": 1200, "hooks": 2500}[layer]
+    # 11800 -> 11950: engine/governor.py (issue 16: BLAS threads under load), which must
+    # sit beside Session.run.
+    budget = {"engine": 11950, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -38,7 +38,7 @@ class Plan:
     """A compiled execution plan for one (fetch targets, fed tensors) signature."""
 
     __slots__ = ("fn", "ops", "line_ops", "var_reads", "checked", "source", "fetch_alias",
-                 "filename", "__weakref__")
+                 "filename", "governor", "__weakref__")
 
     def __init__(self, fn, ops, line_ops, var_reads, source, fetch_alias, filename=None):
         self.fn = fn
@@ -49,6 +49,7 @@ class Plan:
         self.source = source
         self.fetch_alias = fetch_alias
         self.filename = filename
+        self.governor = None  # set by Session for the plans it runs (engine.governor)
 
     def check_initialized(self):
         for store in self.var_reads:

@@ -6,11 +6,12 @@ session (one ``VarStore`` per variable op), so two sessions on one graph are ind
 """
 import contextlib
 import threading
+import time
 
 import numpy as np
 
 from estimator_npu import errors
-from estimator_npu.engine import _errstate, allocator
+from estimator_npu.engine import _errstate, allocator, governor
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
@@ -36,12 +37,15 @@ def _whole(a):
 class _FeedConverter:
     """Checks and converts one fed value against the static dtype/shape of its tensor."""
 
-    __slots__ = ("tensor", "np_dtype", "dims", "label")
+    __slots__ = ("tensor", "np_dtype", "rank", "known", "label")
 
     def __init__(self, tensor):
         self.tensor = tensor
         self.np_dtype = tensor.dtype.np
-        self.dims = tensor.shape.dims
+        dims = tensor.shape.as_list() if tensor.shape.ndims is not None else None
+        self.rank = None if dims is None else len(dims)
+        self.known = () if dims is None else tuple(
+            (i, d) for i, d in enumerate(dims) if d is not None)
         self.label = (f"placeholder '{tensor.op.name}'" if tensor.op.type == "Placeholder"
                       else f"tensor '{tensor.name}'")
 
@@ -78,11 +82,9 @@ class _FeedConverter:
         return self._check_shape(a)
 
     def _check_shape(self, a):
-        dims = self.dims
-        if dims is not None:
+        if self.rank is not None:
             shp = a.shape
-            if len(shp) != len(dims) or any(d is not None and d != s
-                                             for d, s in zip(dims, shp)):
+            if len(shp) != self.rank or any(shp[i] != d for i, d in self.known):
                 raise ValueError(f"Cannot feed value of shape {shp} for {self.label}, which "
                                  f"has shape {self.tensor.shape}")
         return a
@@ -143,6 +145,18 @@ def get_default_session_or_raise():
         raise ValueError("Cannot evaluate tensor using `eval()` or `run()`: No default session "
                          "is registered. Use `with sess.as_default()` or pass session=sess.")
     return s
+
+
+def _governed(plan, gov, args):
+    """Runs ``plan`` with the thread setting its governor chooses and times the call."""
+    governor.apply(gov.current())
+    t0 = time.perf_counter()
+    out = plan.fn(*args)
+    gov.record(time.perf_counter() - t0)
+    if gov.retired:
+        plan.governor = None
+        governor.apply(0)
+    return out
 
 
 def _fetch_key(fetches):
@@ -302,8 +316,12 @@ class Session:
             plan.check_initialized()
         # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
         token = _errstate.ignore()
+        gov = plan.governor
         try:
-            out = plan.fn(*args)
+            if gov is None:
+                out = plan.fn(*args)
+            else:
+                out = _governed(plan, gov, args)
         except Exception as exc:  # noqa: BLE001 - re-raised with the failing op named
             _plan.reraise_from_plan(plan, exc)
         finally:
@@ -354,6 +372,7 @@ class Session:
             names = ", ".join(getattr(t, "name", "?") for t in targets)
             print(f"# ---- plan for fetches [{names}]", file=EXPLAIN_TO)
             print(_plan.explain(self, plan), file=EXPLAIN_TO)
+        plan.governor = governor.for_plan()
         return plan, convs, pack
 
     def explain(self, fetches, feed_dict=None, file=None):
