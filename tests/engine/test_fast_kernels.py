@@ -50,11 +50,13 @@ def test_sparse_xent_fast_path_is_used_for_2d_float_logits():
     assert nn_ops._sparse_xent_kernel_factory(loss3.op, None) is nn_ops._sparse_xent_kernel
 
 
-@pytest.mark.parametrize("bad", [-1, 4])
-def test_sparse_xent_fast_path_rejects_labels_out_of_range(bad):
-    sess, x, y, loss, _ = _sparse_xent([None, 4], np.array([0], np.int32))
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("bad", [-1, 4, "min", "max"])
+def test_sparse_xent_fast_path_rejects_labels_out_of_range(bad, label_dtype):
+    bad = {"min": np.iinfo(label_dtype).min, "max": np.iinfo(label_dtype).max}.get(bad, bad)
+    sess, x, y, loss, _ = _sparse_xent([None, 4], np.array([0], label_dtype))
     with pytest.raises(Exception, match=r"valid range \[0, 4\)"):
-        sess.run(loss, {x: np.zeros((2, 4), np.float32), y: np.array([1, bad], np.int32)})
+        sess.run(loss, {x: np.zeros((2, 4), np.float32), y: np.array([1, bad], label_dtype)})
 
 
 def _conv_graph(nchw):

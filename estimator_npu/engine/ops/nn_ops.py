@@ -310,6 +310,10 @@ def _sparse_xent_kernel(logits, labels):
     return loss, back
 
 
+_UNSIGNED = {np.dtype(s): np.dtype(u) for s, u in
+             (("int8", "uint8"), ("int16", "uint16"), ("int32", "uint32"), ("int64", "uint64"))}
+
+
 def _sparse_xent_kernel_factory(op, ctx):
     """The general kernel; for 2-D float logits, one with the same arithmetic (the same
     results) that picks each row's label entry by flat indexing with a cached row base
@@ -326,7 +330,8 @@ def _sparse_xent_kernel_factory(op, ctx):
         lab = np.asarray(labels).reshape(-1)
         if lab.size != rows:
             return _sparse_xent_kernel(x, labels)
-        if rows and (lab.min() < 0 or lab.max() >= n):
+        # one reduction: seen as unsigned, a negative label is larger than any class
+        if rows and lab.view(_UNSIGNED.get(lab.dtype, lab.dtype)).max() >= n:
             raise ValueError(f"Received a label value outside the valid range [0, {n})")
         base = bases.get((rows, n))
         if base is None:
