@@ -64,15 +64,15 @@ class _FeedConverter:
             python_ints = src in "iu" and dst in "iu" and type(value) is not np.ndarray \
                 and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
             if src == "f" and dst in "iu" and _whole(a):
-                # ids kept in a float array (np.zeros(...) filled with indices): range-checked
-                # as ints. Other numpy float arrays are truncated as TF1 does (below); a
-                # Python float list fed to an int placeholder still fails loudly.
+                # ids kept in floats (np.zeros(...) filled with indices): range-checked as
+                # ints. Other floats, numpy arrays and Python lists alike, are truncated
+                # toward zero as TF1's np.asarray(value, dtype) does (below).
                 src = "i"
                 python_ints = True
             if (src in "OSU") != (dst in "OSU") or (
                     src not in "OSU" and not np.can_cast(a.dtype, self.np_dtype, "same_kind")
                     and not (src == "b" and dst in "iuf") and not python_ints
-                    and not (src == "f" and dst in "iu" and type(value) is np.ndarray)):
+                    and not (src == "f" and dst in "iu")):
                 raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                  f"which has dtype {self.tensor.dtype.name}")
             if src in "iu" and dst in "iu" and a.size:

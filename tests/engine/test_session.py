@@ -153,7 +153,17 @@ def test_feed_wrong_dtype_names_placeholder_and_dtypes(sess):
     msg = str(info.value)
     assert "labels" in msg and "int32" in msg and "<U3" in msg
     # Floats fed to an int placeholder are truncated as TF1's np.asarray(value, dtype) does
-    # (test_corpus_fixes.py), so the wrong dtype here is a string one.
+    # (below), so the wrong dtype here is a string one.
+
+
+@pytest.mark.parametrize("value", [[1.5, -2.7, 3.0], np.array([1.5, -2.7, 3.0]),
+                                   np.array([1.5, -2.7, 3.0], np.float32)])
+def test_floats_fed_to_int_placeholder_truncate_toward_zero_as_tf1(sess, value):
+    # real TF 2.15 compat.v1: sess.run(i, {i: [1.5]}) -> [1], a list or an array alike
+    i = tf.placeholder(tf.int32, [None], name="labels")
+    got = sess.run(i, {i: value})
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, [1, -2, 3])
 
 
 def test_feed_string_to_float_placeholder_names_it(sess):
