@@ -105,7 +105,6 @@ class Governor:
 
     def _decide(self, now):
         here, there = self.times[self.mode], self.times[self.mode ^ 1]
-
         if len(here) >= 3 and len(there) >= 3 and \
                 _median3(there) * MARGIN < _median3(here):
             self.mode ^= 1
@@ -140,7 +139,7 @@ def _decide_enabled():
         return False
     try:
         from threadpoolctl import ThreadpoolController
-        blas = [c for c in ThreadpoolController().select(user_api="blas").lib_controllers]
+        blas = list(ThreadpoolController().select(user_api="blas").lib_controllers)
     except Exception:  # noqa: BLE001 - no threadpoolctl, or a BLAS it cannot drive
         return False
     if not blas:
@@ -156,7 +155,7 @@ def for_plan():
 
 
 def apply(mode):
-    """Sets BLAS's and the pool's thread counts for ``mode`` (only when it changes)."""
+    """Sets BLAS's thread counts for ``mode`` (only when it changes)."""
     if mode == _state["mode"]:
         return
     _state["mode"] = mode
