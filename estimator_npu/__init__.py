@@ -109,6 +109,7 @@ from estimator_npu import mixed_precision  # noqa: F401,E402
 from estimator_npu.train.summary_ops import Summary  # noqa: F401,E402
 from estimator_npu import io  # noqa: F401,E402
 from estimator_npu import python_io  # noqa: F401,E402
+from estimator_npu import saved_model  # noqa: F401,E402
 from estimator_npu.data.example_parsing import (FixedLenFeature,  # noqa: F401,E402
                                                 FixedLenSequenceFeature, VarLenFeature,
                                                 parse_example, parse_single_example)

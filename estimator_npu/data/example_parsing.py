@@ -15,7 +15,6 @@ when all records share one layout)::
 Errors name the feature key: a missing feature without a default, a dtype mismatch
 (both dtypes), a wrong number of values.
 """
-import collections
 
 import numpy as np
 
@@ -27,31 +26,13 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
+from estimator_npu.utils.feature_specs import (  # noqa: F401 - tf.io's names too
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature)
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 _KIND = {"float32": "float_list", "int64": "int64_list", "string": "bytes_list"}
 _KIND_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
-
-
-class FixedLenFeature(collections.namedtuple("FixedLenFeature",
-                                             ["shape", "dtype", "default_value"])):
-    """A dense feature of fixed ``shape``; ``default_value`` fills it when missing."""
-
-    def __new__(cls, shape, dtype, default_value=None):
-        return super().__new__(cls, shape, dtype, default_value)
-
-
-class FixedLenSequenceFeature(collections.namedtuple(
-        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
-    """A dense feature of a variable number of ``shape``-sized steps."""
-
-    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
-        return super().__new__(cls, shape, dtype, allow_missing, default_value)
-
-
-class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """A feature of any length, parsed into a ``SparseTensor``."""
 
 
 class _Dense:

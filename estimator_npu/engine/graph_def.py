@@ -148,8 +148,50 @@ def _const_node(name, value, dtype=np.int32):
     return n
 
 
+# our random ops with their scale folded in -> TF's raw op and the two attrs scaling it
+_RANDOM = {"RandomUniform": ("RandomUniform", "minval", "maxval"),
+           "RandomNormal": ("RandomStandardNormal", "mean", "stddev"),
+           "TruncatedNormal": ("TruncatedNormal", "mean", "stddev")}
+
+
+def _random_nodes(op):
+    """TF's form of a random op: the raw op on a shape ``Const`` (``seed``/``seed2`` from
+    our (graph, op) seed pair), scaled by ``Mul`` and shifted by ``Add`` under the op's
+    own name, as TF's ``random_uniform`` / ``random_normal`` / ``truncated_normal`` build
+    it. ``None`` where the op's arguments are tensors (the generic encoding then)."""
+    tf_type, shift_key, scale_key = _RANDOM[op.type]
+    a = op.attrs
+    shift, scale = a.get(shift_key), a.get(scale_key)
+    shape = a.get("shape")
+    if op.inputs or not isinstance(shape, tuple) or not all(
+            isinstance(v, (int, float)) for v in (shift, scale)):
+        return None
+    if tf_type == "RandomUniform":
+        scale = scale - shift  # TF: raw * (maxval - minval) + minval
+    dt = a["dtype"]
+    seeds = a.get("seed2") or (0, 0)
+    base, dev = op.name + "/" + tf_type, op.device or ""
+    nodes = [_const_node(op.name + "/shape", list(shape))]
+    raw = pb.NodeDef(name=base, op=tf_type, input=[nodes[0].name], device=dev)
+    raw.attr["T"].type = 3
+    raw.attr["dtype"].type = dtype_enum(dt)
+    raw.attr["seed"].i, raw.attr["seed2"].i = int(seeds[0]), int(seeds[1])
+    nodes += [raw, _const_node(op.name + "/scale", scale, dt.np),
+              _const_node(op.name + "/shift", shift, dt.np)]
+    mul = pb.NodeDef(name=op.name + "/mul", op="Mul", input=[base, nodes[2].name], device=dev)
+    add = pb.NodeDef(name=op.name, op="Add", input=[mul.name, nodes[3].name], device=dev)
+    add.input.extend("^" + c.name for c in op.control_inputs)
+    for n in (mul, add):
+        n.attr["T"].type = dtype_enum(dt)
+    return nodes + [mul, add]
+
+
 def op_to_nodes(op):
     """The ``NodeDef``s (an added ``Const`` first where TF has an input) of ``op``."""
+    if op.type in _RANDOM:
+        nodes = _random_nodes(op)
+        if nodes is not None:
+            return nodes
     node = pb.NodeDef(name=op.name, op=op.type, device=op.device or "")
     extra = []
     inputs = [_input_name(t) for t in op.inputs]

@@ -95,7 +95,16 @@ _MESSAGES = {
     "CollectionDef.FloatList": [("value", 1, "float", "p")],
     "MetaGraphDef": [("meta_info_def", 1, ".MetaGraphDef.MetaInfoDef", ""),
                      ("graph_def", 2, ".GraphDef", ""), ("saver_def", 3, ".SaverDef", ""),
-                     ("collection_def", 4, ("map", "string", ".CollectionDef"), "*")],
+                     ("collection_def", 4, ("map", "string", ".CollectionDef"), "*"),
+                     ("signature_def", 5, ("map", "string", ".SignatureDef"), "*")],
+    # tensorflow/core/protobuf/meta_graph.proto and saved_model.proto
+    "TensorInfo": [("name", 1, "string", "", "encoding"), ("dtype", 2, "enum:.DataType", ""),
+                   ("tensor_shape", 3, ".TensorShapeProto", "")],
+    "SignatureDef": [("inputs", 1, ("map", "string", ".TensorInfo"), "*"),
+                     ("outputs", 2, ("map", "string", ".TensorInfo"), "*"),
+                     ("method_name", 3, "string", "")],
+    "SavedModel": [("saved_model_schema_version", 1, "int64", ""),
+                   ("meta_graphs", 2, ".MetaGraphDef", "*")],
     "MetaGraphDef.MetaInfoDef": [("meta_graph_version", 1, "string", ""),
                                  ("tags", 4, "string", "*"),
                                  ("tensorflow_version", 5, "string", ""),
@@ -201,8 +210,12 @@ SaverDef = _CLASSES["SaverDef"]
 CollectionDef = _CLASSES["CollectionDef"]
 MetaGraphDef = _CLASSES["MetaGraphDef"]
 VariableDef = _CLASSES["VariableDef"]
+TensorInfo = _CLASSES["TensorInfo"]
+SignatureDef = _CLASSES["SignatureDef"]
+SavedModel = _CLASSES["SavedModel"]
 
 __all__ = ["TensorShapeProto", "VersionDef", "TensorSliceProto", "BundleHeaderProto",
            "BundleEntryProto", "TensorProto", "AttrValue", "NameAttrList", "NodeDef",
+           "TensorInfo", "SignatureDef", "SavedModel",
            "GraphDef", "SaverDef", "CollectionDef", "MetaGraphDef", "VariableDef",
            "DATA_TYPES"]

@@ -10,6 +10,9 @@ from estimator_npu.estimator.npu_run_config import NPURunConfig  # noqa: F401
 from estimator_npu.estimator.run_config import RunConfig  # noqa: F401
 from estimator_npu.estimator.warm_starting import WarmStartSettings  # noqa: F401
 from estimator_npu.estimator import experimental  # noqa: F401,E402
+from estimator_npu.estimator import export  # noqa: F401,E402
+from estimator_npu.estimator.export import (BestExporter, Exporter,  # noqa: F401,E402
+                                            FinalExporter, LatestExporter)
 from estimator_npu.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa
 from estimator_npu.hooks import (CheckpointSaverHook, CheckpointSaverListener,  # noqa: F401
                                  FeedFnHook, FinalOpsHook, LoggingTensorHook,
@@ -25,7 +28,8 @@ __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSett
            "StepCounterHook", "LoggingTensorHook", "StopAtStepHook", "NanTensorHook",
            "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "ProfilerHook",
            "ProgressHook", "SecondOrStepTimer", "metrics", "TrainSpec", "EvalSpec",
-           "train_and_evaluate", "experimental"]
+           "train_and_evaluate", "experimental", "export", "Exporter", "LatestExporter",
+           "FinalExporter", "BestExporter"]
 from estimator_npu.estimator.canned import (BaselineClassifier, BaselineRegressor,  # noqa: E402
                                             DNNClassifier, DNNLinearCombinedClassifier,
                                             DNNLinearCombinedRegressor, DNNRegressor,

@@ -21,7 +21,7 @@ from estimator_npu import errors
 from estimator_npu.train.npu_optimizer import NPU_OPTIMIZERS
 from estimator_npu.distribute import collective
 from estimator_npu.engine.graph import Graph, GraphKeys, get_default_graph
-from estimator_npu.estimator import default_hooks, evaluation, train_loop
+from estimator_npu.estimator import default_hooks, evaluation, export, train_loop
 from estimator_npu.estimator.inputs import call_input_fn, parse_input_fn_result
 from estimator_npu.estimator.model_fn import ModeKeys
 from estimator_npu.estimator.model_fn_call import call_model_fn, verify_model_fn_args
@@ -358,6 +358,27 @@ class Estimator:
                     else:
                         for i in range(_batch_length(values)):
                             yield {key: value[i] for key, value in values.items()}
+
+
+    # ------------------------------------------------------------------ export
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                           assets_extra=None, as_text=False, checkpoint_path=None,
+                           experimental_mode=ModeKeys.PREDICT):
+        """Writes a SavedModel (TF's layout) of the latest checkpoint into a new
+        ``<export_dir_base>/<timestamp>`` and returns that path as ``bytes``; see
+        ``estimator.export``."""
+        if experimental_mode != ModeKeys.PREDICT:
+            raise ValueError(f"export_saved_model exports the {ModeKeys.PREDICT!r} graph "
+                             f"only, got experimental_mode={experimental_mode!r}")
+        return export.export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                                         assets_extra, as_text, checkpoint_path)
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
+                          assets_extra=None, as_text=False, checkpoint_path=None,
+                          strip_default_attrs=False):
+        """TF1's name of ``export_saved_model``."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn,
+                                       assets_extra, as_text, checkpoint_path)
 
 
 def _extract_keys(predictions, predict_keys):

@@ -12,11 +12,14 @@ As TF does in a single process (no cluster)::
     returns (metrics of the last evaluation, export results)
 
 So evaluations follow the checkpoint schedule (``RunConfig.save_checkpoints_steps`` /
-``_secs``) thinned by ``throttle_secs``. Exporters are not run (no SavedModel format here):
-each is named in a warning and its result is ``None``.
+``_secs``) thinned by ``throttle_secs``. After each evaluation every exporter of the
+EvalSpec runs (``estimator.export``: ``LatestExporter``, ``FinalExporter``, ``BestExporter``)
+into ``<model_dir>/export/<exporter name>``; the evaluation of a step at or past the
+TrainSpec's ``max_steps`` is the final one, as in TF.
 """
 import collections
 import numbers
+import os
 
 from estimator_npu.estimator.estimator import Estimator
 from estimator_npu.hooks import CheckpointSaverListener, SecondOrStepTimer, SessionRunHook
@@ -100,9 +103,10 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
 class _EvaluateAfterSave(CheckpointSaverListener):
     """Evaluates after each checkpoint, at most once per ``throttle_secs``."""
 
-    def __init__(self, estimator, eval_spec):
+    def __init__(self, estimator, eval_spec, max_steps=None):
         self._estimator = estimator
         self._spec = eval_spec
+        self._max_steps = max_steps
         self._last_checkpoint = None
         self.metrics = None
         self.export_results = []
@@ -137,11 +141,12 @@ class _EvaluateAfterSave(CheckpointSaverListener):
         self.metrics = self._estimator.evaluate(self._spec.input_fn, steps=self._spec.steps,
                                                 hooks=self._spec.hooks, name=self._spec.name,
                                                 checkpoint_path=latest)
+        final = bool(self._max_steps) and self.metrics.get("global_step", 0) >= self._max_steps
         self.export_results = []
         for exporter in self._spec.exporters:
-            logging.warning("Exporter %s not run: estimator_npu does not write SavedModels.",
-                            getattr(exporter, "name", exporter))
-            self.export_results.append(None)
+            path = os.path.join(self._estimator.model_dir, "export", exporter.name)
+            self.export_results.append(exporter.export(self._estimator, path, latest,
+                                                       self.metrics, final))
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
@@ -169,7 +174,7 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
                  "checkpoint. Checkpoint frequency is determined based on RunConfig "
                  "arguments: save_checkpoints_steps %s or save_checkpoints_secs %s.",
                  config.save_checkpoints_steps, config.save_checkpoints_secs)
-    listener = _EvaluateAfterSave(estimator, eval_spec)
+    listener = _EvaluateAfterSave(estimator, eval_spec, train_spec.max_steps)
     estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
                     hooks=list(train_spec.hooks),
                     saving_listeners=list(train_spec.saving_listeners) + [listener])

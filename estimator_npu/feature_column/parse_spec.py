@@ -1,17 +1,6 @@
 """``FixedLenFeature`` / ``VarLenFeature`` specs and ``make_parse_example_spec``."""
-import collections
-
-
-class FixedLenFeature(collections.namedtuple("FixedLenFeature",
-                                             ["shape", "dtype", "default_value"])):
-    """``tf.io.FixedLenFeature(shape, dtype, default_value=None)``."""
-
-    def __new__(cls, shape, dtype, default_value=None):
-        return super().__new__(cls, shape, dtype, default_value)
-
-
-class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """``tf.io.VarLenFeature(dtype)``."""
+# the very classes tf.parse_example / tf.io take, so the spec parses Examples as is
+from estimator_npu.utils.feature_specs import FixedLenFeature, VarLenFeature  # noqa: F401
 
 
 def make_parse_example_spec(feature_columns):
