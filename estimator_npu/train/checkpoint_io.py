@@ -23,8 +23,9 @@ The functions other modules build on (checkpoint recovery, warm start, ``Saver``
   errors).
 * ``CheckpointReader(prefix)``: opens and checks the index only (same errors);
   ``get_tensor`` checks each tensor it returns; ``read_many(names, out)`` reads several,
-  straight into existing arrays where ``out`` gives them, all checked before any is
-  written (``Saver.restore`` and warm start use it).
+  each once into a fresh array checked as it arrives, and returns them (copied into
+  ``out``'s arrays where given) only when all have passed (``Saver.restore`` and warm
+  start swap the fresh arrays into the variables).
 
 The ``checkpoint`` state file is TF's text format::
 
@@ -218,10 +219,10 @@ class CheckpointReader:
         return self._index.read_all()
 
     def read_many(self, names, out=None):
-        """``{name: value}`` of tensors ``names``, all checked before any is returned or
-        written. Where ``out[name]`` is a writable array of the tensor's shape and dtype
-        the bytes are copied straight into it (and it is the value returned): a restore
-        into existing variables makes no other copy. Raises as ``get_tensor``."""
+        """``{name: value}`` of tensors ``names`` (fresh arrays, each read once), all
+        checked before any is returned or written. Where ``out[name]`` is a writable array
+        of the tensor's shape and dtype the checked value is copied into it (and it is the
+        value returned). Raises as ``get_tensor``."""
         missing = [n for n in names if n not in self._index.entries]
         if missing:
             raise errors.NotFoundError(None, None, f"Key {missing[0]} not found in checkpoint "
