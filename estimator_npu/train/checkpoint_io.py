@@ -201,6 +201,16 @@ class CheckpointReader:
         """The data file paths the index refers to."""
         return sorted({self._index.data_path(n) for n in self._index.entries})
 
+    def data_ends(self):
+        """``{data file path: the offset where its last tensor ends}``: the least size of
+        each complete data file."""
+        ends = {}
+        for n, e in self._index.entries.items():
+            end = e["offset"] + e["nbytes"] if isinstance(e, dict) else e.offset + e.size
+            path = self._index.data_path(n)
+            ends[path] = max(ends.get(path, 0), int(end))
+        return ends
+
     def get_tensor(self, name):
         """The value of tensor ``name`` (a fresh array), checked against its checksum.
 
