@@ -385,3 +385,37 @@ def test_warm_start_of_two_variables_from_one_tensor_gives_separate_arrays(tmp_p
             assert sess.store(x.op).value is not sess.store(y.op).value
             sess.run(tf.assign_add(x, tf.ones([3, 5])))
             _exact(sess.run(y), values["v_float32"])
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_reads_split_over_threads_are_exact_and_catch_damage(tmp_path, monkeypatch,
+                                                             num_threads):
+    from estimator_npu.engine import threads
+    monkeypatch.setattr(tensor_bundle, "_JOB_BYTES", 64)      # a job per tensor or two
+    monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)
+    path, values = _saved(tmp_path, seed=11)
+    threads.set_num_threads(num_threads)
+    try:
+        got = tf.train.NewCheckpointReader(path).read_all()
+        for n, want in values.items():
+            _exact(got[n], want)
+        entry = tf.train.NewCheckpointReader(path)._index.entries["v_int64"]
+        _flip(path + checkpoint_io.DATA_SUFFIX, entry.offset + 3)
+        with pytest.raises(errors.DataLossError, match="'v_int64'.*fails its crc32c"):
+            tf.train.NewCheckpointReader(path).read_all()
+    finally:
+        threads.set_num_threads(None)
+
+
+def test_atomic_write_starts_the_disk_write_as_it_goes(tmp_path, monkeypatch):
+    calls = []
+    real = checkpoint_io._start_writeback
+    monkeypatch.setattr(checkpoint_io, "_WRITEBACK_BYTES", 1000)
+    monkeypatch.setattr(checkpoint_io, "_start_writeback",
+                        lambda fd, offset, n: (calls.append((offset, n)), real(fd, offset, n)))
+    chunks = [bytes([i]) * 700 for i in range(10)]
+    path = str(tmp_path / "f.bin")
+    checkpoint_io.atomic_write(path, chunks)
+    with open(path, "rb") as f:
+        assert f.read() == b"".join(chunks)
+    assert calls == [(0, 1400), (1400, 1400), (2800, 1400), (4200, 1400), (5600, 1400)]
