@@ -21,7 +21,7 @@ import struct
 import numpy as np
 
 from estimator_npu import errors
-from estimator_npu.engine import dtypes, threads
+from estimator_npu.engine import dtypes
 from estimator_npu.engine import tf_protos as pb
 from estimator_npu.train import sstable
 
@@ -257,7 +257,7 @@ class BundleReader:
         out = out or {}
         order = sorted(names, key=lambda n: (self.entries[n].shard_id,
                                              self.entries[n].offset))
-        files, values, jobs, swap = {}, {}, _Jobs(), []
+        files, values, swap = {}, {}, []
         try:
             for name in order:
                 path = self.data_path(name)
@@ -276,11 +276,10 @@ class BundleReader:
                     value = np.empty(shape, dt if dt.isnative else dt.newbyteorder("="))
                     if not dt.isnative:
                         swap.append(value)     # big-endian host: the file is little-endian
-                    jobs.add(e.size, lambda name=name, df=df, e=e, value=value: self._check_crc(
-                        name, df.read(e.offset, e.size, name, value.reshape(-1).view(np.uint8))[1]))
+                    crc = df.read(e.offset, e.size, name, value.reshape(-1).view(np.uint8))[1]
+                    self._check_crc(name, crc)
                 if not check_only:
                     values[name] = value
-            jobs.run()              # the numeric tensors, on the thread pool's threads
         finally:
             for df in files.values():
                 df.close()
@@ -339,36 +338,6 @@ def _fits(dest, dt, shape):
             and list(dest.shape) == list(shape))
 
 
-class _Jobs:
-    """Reads of tensors, grouped into jobs of at least ``_JOB_BYTES`` and run on the engine's
-    thread pool (each job reads its tensors at their offsets: no shared file position);
-    in order on this thread where the OS has no positional reads or the pool one thread."""
-
-    def __init__(self):
-        self.jobs, self.current, self.size = [], [], 0
-
-    def add(self, size, read):
-        self.current.append(read)
-        self.size += size
-        if self.size >= _JOB_BYTES:
-            self.jobs.append(self.current)
-            self.current, self.size = [], 0
-
-    def run(self):
-        if self.current:
-            self.jobs.append(self.current)
-        calls = [lambda job=job: [read() for read in job] for job in self.jobs]
-        if _PREAD:
-            threads.run(calls)
-        else:
-            for c in calls:
-                c()
-
-
-_JOB_BYTES = 4 << 20
-_PREAD = hasattr(os, "preadv")
-
-
 class _DataFile:
     """One open data file of a bundle, read in ``_CHUNK`` pieces (a piece's checksum
     is taken while it is still in the CPU cache)."""
@@ -394,13 +363,10 @@ class _DataFile:
             raise self._truncated(name, self.size, offset, size)
         if buf is None:
             buf = np.empty(size, np.uint8)
-        fd = self.f.fileno()
-        if not _PREAD:
-            self.f.seek(offset)
+        self.f.seek(offset)
         n = crc = 0
         while n < size:
-            piece = buf[n:n + _CHUNK]
-            k = os.preadv(fd, [piece], offset + n) if _PREAD else self.f.readinto(piece)
+            k = self.f.readinto(buf[n:n + _CHUNK])
             if not k:
                 raise self._truncated(name, offset + n, offset, size)
             crc = sstable.crc32c(buf[n:n + k], crc)

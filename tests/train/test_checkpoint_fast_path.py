@@ -387,26 +387,6 @@ def test_warm_start_of_two_variables_from_one_tensor_gives_separate_arrays(tmp_p
             _exact(sess.run(y), values["v_float32"])
 
 
-@pytest.mark.parametrize("num_threads", [1, 2])
-def test_reads_split_over_threads_are_exact_and_catch_damage(tmp_path, monkeypatch,
-                                                             num_threads):
-    from estimator_npu.engine import threads
-    monkeypatch.setattr(tensor_bundle, "_JOB_BYTES", 64)      # a job per tensor or two
-    monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)
-    path, values = _saved(tmp_path, seed=11)
-    threads.set_num_threads(num_threads)
-    try:
-        got = tf.train.NewCheckpointReader(path).read_all()
-        for n, want in values.items():
-            _exact(got[n], want)
-        entry = tf.train.NewCheckpointReader(path)._index.entries["v_int64"]
-        _flip(path + checkpoint_io.DATA_SUFFIX, entry.offset + 3)
-        with pytest.raises(errors.DataLossError, match="'v_int64'.*fails its crc32c"):
-            tf.train.NewCheckpointReader(path).read_all()
-    finally:
-        threads.set_num_threads(None)
-
-
 def test_atomic_write_starts_the_disk_write_as_it_goes(tmp_path, monkeypatch):
     calls = []
     real = checkpoint_io._start_writeback
