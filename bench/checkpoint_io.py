@@ -16,8 +16,7 @@ does the same work:
   a fresh array, checked, the arrays swapped in when all have passed) vs ``np.load``
   (fresh arrays, the same work with numpy; what the issue asks);
 * ``np.load into arrays``: ``readinto`` of each ``.npy`` payload into existing arrays
-  (no allocation, no check: a floor no restore that must leave the variables untouched
-  on an error can reach, shown for reference);
+  (no allocation, no check: a floor, shown for reference);
 * ``Estimator restore``: the Estimator's start-up path: the look-ahead at the checkpoint
   training resumes from (``recovery.find`` with ``quick_check``: indexes and file sizes),
   then, in a new session whose variables hold nothing yet, the session creator's
