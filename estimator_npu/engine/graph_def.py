@@ -69,9 +69,36 @@ def make_tensor_proto(value, dtype=None, shape=None, verify_shape=False,
                             for x in arr.reshape(-1))
     else:
         t.dtype = dtype_enum(arr.dtype)
+        field = _SPLAT_FIELDS.get(t.dtype)
+        if field is not None and arr.size >= _SPLAT_MIN and _uniform(arr):
+            # one value repeated (as TF writes tf.constant(0., shape=...)): a large zeros
+            # initializer costs a few bytes in graph.pbtxt / .meta instead of megabytes
+            first = arr.reshape(-1)[:1]
+            getattr(t, field).append(first.view(np.uint16)[0].item() if t.dtype in (14, 19)
+                                     else first[0].item())
+            return t
         t.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")) \
             .tobytes()
     return t
+
+
+_SPLAT_MIN = 1000        # smaller constants keep TF's tensor_content layout
+_SPLAT_FIELDS = {1: "float_val", 2: "double_val", 3: "int_val", 4: "int_val", 5: "int_val",
+                 6: "int_val", 9: "int64_val", 10: "bool_val", 14: "half_val",
+                 17: "int_val", 19: "half_val"}
+
+
+def _uniform(arr):
+    """Whether every element of ``arr`` has the first one's bits (so -0.0 stays -0.0)."""
+    flat = np.ascontiguousarray(arr.reshape(-1))
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(flat.dtype.itemsize)
+    if bits is None:
+        return False
+    flat = flat.view(bits)
+    first = flat[0]
+    if not (flat[-1] == first and flat[flat.size // 2] == first):
+        return False
+    return bool(np.all(flat == first))
 
 
 def tensor_proto_value(t):

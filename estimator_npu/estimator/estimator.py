@@ -236,7 +236,10 @@ class Estimator:
             return self._train(input_fn, hooks, steps, max_steps, saving_listeners)
 
     def _train(self, input_fn, hooks, steps, max_steps, saving_listeners):
-        start = _chief_value(self._config, self._checkpoint_global_step())
+        start = _chief_value(self._config, self._checkpoint_global_step(recovery.quick_check))
+        if max_steps is not None and max_steps <= start:
+            # about to skip training: first make sure that checkpoint is intact
+            start = _chief_value(self._config, self._checkpoint_global_step())
         if max_steps is not None and max_steps <= start:
             logging.info("Skipping training since max_steps has already saved.")
             return self
@@ -250,10 +253,12 @@ class Estimator:
         logging.info("Loss for final step: %s.", loss)
         return self
 
-    def _checkpoint_global_step(self):
+    def _checkpoint_global_step(self, check=None):
         # the checkpoint training will resume from (the session creator warns about
-        # what it skips; damaged files with none intact raise here, before any work)
-        path = recovery.find(self._model_dir, warn=False).path
+        # what it skips; damaged files with none intact raise, here or when the session
+        # restores). ``recovery.quick_check`` reads only the indexes: the session creator
+        # reads the tensors of the checkpoint it restores, once, checking every byte.
+        path = recovery.find(self._model_dir, warn=False, check=check).path
         if path is None:
             return 0
         try:

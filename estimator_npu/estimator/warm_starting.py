@@ -19,6 +19,7 @@ import re
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.train import checkpoint_io
+from estimator_npu.train.saver import install
 from estimator_npu.utils import logging
 
 
@@ -134,14 +135,15 @@ def make_init_fn(settings, graph=None):
                                  f"but {name!r} in {path} has shape {list(shapes[name])}")
             names[var] = name
         # one pass over the data files, every checksum checked before any variable
-        # changes; values land directly in the variables' arrays where they exist
-        current = {names[v]: session.store(v.op).value for v in variables}
-        values = reader.read_many(sorted(set(names.values())),
-                                  out={n: a for n, a in current.items() if a is not None})
+        # changes; the fresh arrays read are installed as the variables' values
+        values = reader.read_many(sorted(set(names.values())))
+        taken = set()
         for var in variables:
             value = values[names[var]]
-            if value is not current[names[var]]:
-                var.load(value, session)
+            if id(value) in taken:          # two variables warm-started from one tensor
+                value = value.copy()
+            taken.add(id(value))
+            install(session.store(var.op), value, var.dtype.np)
         if not variables:
             logging.warning("Warm-starting selected no variables (vars_to_warm_start=%r).",
                             settings.vars_to_warm_start)

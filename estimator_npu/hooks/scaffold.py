@@ -4,7 +4,8 @@
 ``local_init_op``, ``summary_op``, ``saver`` — from the graph's collections or defaults,
 then finalizes the graph. ``ChiefSessionCreator.create_session()`` then builds the session:
 
-    restore the newest intact checkpoint of checkpoint_dir (``train.recovery.find``)
+    restore the newest intact checkpoint of checkpoint_dir (``train.recovery.restore_newest``:
+      each candidate is checked by restoring it)
       (or exactly checkpoint_filename_with_path)
     or, when there is none:  run init_op (with init_feed_dict), then init_fn(scaffold, sess)
     run local_init_op
@@ -148,23 +149,24 @@ class ChiefSessionCreator:
         sess = Session(self._master, graph=get_default_graph(), config=self._config)
         try:
             ckpt = self._checkpoint_filename_with_path
-            if ckpt is None and self._checkpoint_dir:
-                # the newest intact checkpoint; a damaged latest one is skipped with a
-                # warning, and damaged files with none intact raise (never a silent restart)
-                found = recovery.find(self._checkpoint_dir)
+            if ckpt:
+                scaffold.saver.restore(sess, ckpt)
+            elif ckpt is None and self._checkpoint_dir:
+                # the newest intact checkpoint, restored as it is checked (one read); a
+                # damaged latest one is skipped with a warning, and damaged files with
+                # none intact raise (never a silent restart)
+                found = recovery.restore_newest(
+                    self._checkpoint_dir, lambda prefix: scaffold.saver.restore(sess, prefix))
                 ckpt = found.path
                 if ckpt:
                     recovery.remove_orphans(self._checkpoint_dir, ckpt)
-                if ckpt and hasattr(scaffold.saver, "recover_last_checkpoints"):
-                    # max_to_keep also counts the checkpoints of earlier runs
-                    scaffold.saver.recover_last_checkpoints(found.kept)
-            if ckpt:
-                scaffold.saver.restore(sess, ckpt)
-                if self._checkpoint_filename_with_path is None and hasattr(
-                        scaffold.saver, "restore_iterator_state"):
-                    # training resumes: iterators continue where the checkpoint was saved
-                    scaffold.saver.restore_iterator_state(sess, ckpt)
-            else:
+                    if hasattr(scaffold.saver, "recover_last_checkpoints"):
+                        # max_to_keep also counts the checkpoints of earlier runs
+                        scaffold.saver.recover_last_checkpoints(found.kept)
+                    if hasattr(scaffold.saver, "restore_iterator_state"):
+                        # training resumes: iterators continue where it was saved
+                        scaffold.saver.restore_iterator_state(sess, ckpt)
+            if not ckpt:
                 sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
                 if scaffold.init_fn is not None:
                     scaffold.init_fn(sess)

@@ -11,6 +11,12 @@ restore path (the chief session creator, the Estimator, the Supervisor) asks
     no candidate verifies but checkpoint files exist -> DataLossError listing them
     no checkpoint files at all -> None (a fresh start)
 
+``restore_newest`` is the same search with the restore itself as the check of each
+candidate (a restore reads and checks every byte it restores and changes nothing when a
+check fails), so the checkpoint a session starts from is read once, not verified and then
+read again; ``quick_check`` checks only the index and the data files' sizes (for a
+look-ahead such as the Estimator's first global step, before the graph is built).
+
 It relies only on the checkpoint reader's interface (``CheckpointReader(prefix)``,
 ``get_variable_to_shape_map``, ``get_tensor``/``read_all`` raising ``NotFoundError`` or
 ``DataLossError``) and on the file names TF uses (``<prefix>.index``,
@@ -81,6 +87,72 @@ def verify_checkpoint(prefix):
         _verified[prefix] = sig
 
 
+def quick_check(prefix):
+    """Checks the index of checkpoint ``prefix`` (every block checksum) and that every data
+    file it names exists and is long enough, without reading the tensors.
+
+    Raises:
+        errors.NotFoundError: the index or a data file is missing.
+        errors.DataLossError: the index is corrupted or a data file is too short.
+    """
+    prefix = os.fspath(prefix)
+    if not os.path.isfile(prefix + ".index"):
+        raise errors.NotFoundError(None, None, f"index file {prefix}.index is missing")
+    reader = checkpoint_io.CheckpointReader(prefix)
+    if not any(_DATA_RE.search(p) for p in checkpoint_files(prefix)):
+        raise errors.NotFoundError(None, None, f"no data file {prefix}.data-*-of-* exists")
+    for path, end in reader.data_ends().items():
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            raise errors.NotFoundError(None, None, f"Checkpoint {prefix}: data file {path} "
+                                       "is missing") from None
+        if size < end:
+            raise errors.DataLossError(None, None, f"Checkpoint {prefix}: data file {path} "
+                                       f"ends after {size} bytes but its tensors need "
+                                       f"{end} (truncated?)")
+
+
+class _NotDamage(Exception):
+    """A restore failed on a checkpoint that verifies intact (carries that error)."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _restoring(restore):
+    def check(prefix):
+        try:
+            restore(prefix)
+        except (errors.NotFoundError, errors.DataLossError, OSError, ValueError) as e:
+            # damage is skipped; anything else (the graph does not match the checkpoint)
+            # is the caller's error, raised as it is
+            verify_checkpoint(prefix)
+            raise _NotDamage(e) from None
+    return check
+
+
+def restore_newest(checkpoint_dir, restore, latest_filename=None, warn=True):
+    """``find`` in which the check of each candidate is ``restore(prefix)`` itself.
+
+    ``restore`` must read and check every byte it restores and change nothing when it
+    raises (``Saver.restore`` does both). A candidate whose restore fails is verified:
+    damaged, it is skipped as ``find`` skips it; intact, the restore's error is raised.
+
+    Returns:
+        The ``Recovery``; ``path`` is the checkpoint restored (``None``: no checkpoint,
+        nothing restored).
+    Raises:
+        errors.DataLossError: as ``find``; or what ``restore`` raised on an intact
+            checkpoint.
+    """
+    try:
+        return find(checkpoint_dir, latest_filename, warn, check=_restoring(restore))
+    except _NotDamage as e:
+        raise e.error from None
+
+
 def _reason(error):
     text = getattr(error, "message", None) or str(error)
     return f"{type(error).__name__}: {text}"
@@ -123,8 +195,11 @@ class Recovery:
         self.kept = kept
 
 
-def find(checkpoint_dir, latest_filename=None, warn=True):
+def find(checkpoint_dir, latest_filename=None, warn=True, check=None):
     """Finds the newest intact checkpoint of ``checkpoint_dir`` (see the module docstring).
+
+    ``check(prefix)`` raises ``NotFoundError`` / ``DataLossError`` / ``OSError`` for a
+    damaged candidate (default ``verify_checkpoint``: every byte).
 
     Raises:
         errors.DataLossError: checkpoint files exist but none is intact; the message lists
@@ -156,7 +231,7 @@ def find(checkpoint_dir, latest_filename=None, warn=True):
                 and prefix not in others:
             continue  # a newer save that never reached the state file
         try:
-            verify_checkpoint(prefix)
+            (check or verify_checkpoint)(prefix)
         except (errors.NotFoundError, errors.DataLossError, OSError) as e:
             skipped.append((prefix, _reason(e)))
             continue
@@ -263,5 +338,6 @@ def remove_temp_files(directory):
     return removed
 
 
-__all__ = ["checkpoint_files", "verify_checkpoint", "checkpoints_on_disk", "Recovery", "find",
+__all__ = ["checkpoint_files", "verify_checkpoint", "quick_check", "restore_newest",
+           "checkpoints_on_disk", "Recovery", "find",
            "latest_intact_checkpoint", "remove_orphans", "temp_files", "remove_temp_files"]

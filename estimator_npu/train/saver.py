@@ -11,9 +11,10 @@ so it works on finalized graphs and can restore variables that were never initia
 Save order: data file, index, meta graph, then the ``checkpoint`` state file, each
 atomically (see ``checkpoint_io``); only then are checkpoints beyond ``max_to_keep``
 deleted. A save that fails part-way leaves the previous latest checkpoint and the state
-file naming it intact. ``restore`` checks every name, shape and dtype (and every checksum)
-before it changes any variable, then reads each value straight into the variable's
-existing array (no other copy of the tensor is made).
+file naming it intact. ``restore`` checks every name, shape and dtype, then reads every
+tensor once into a fresh array (each checked against its crc32c as it arrives) and swaps
+the arrays into the variables only when all of them have passed: a damaged checkpoint
+changes no variable, and no other copy of a tensor is made.
 """
 import json
 import os
@@ -79,6 +80,15 @@ def _save_error(error, path, kept):
                       f"{target}: {error.strerror or error}; {intact} (its temporary "
                       f"file was removed)", target)
     return new
+
+
+def install(store, value, dtype):
+    """Makes ``value`` (an array just read from a checkpoint, nobody else's) the value of
+    variable store ``store``: as it is when it has the variable's dtype, else converted.
+    The variable's previous array is dropped, not written to (fused optimizers that hold
+    views of it see the new array and re-pack)."""
+    store.value = value if value.dtype == dtype and value.flags.writeable else \
+        np.array(value, dtype=dtype)
 
 
 _ITERATORS = "data.Iterator"      # the session resource kind of the input iterators
@@ -368,16 +378,12 @@ class Saver:
                     f"checkpoint has {kinds[name].name}")
         sess = _raw_session(sess)
         stores = {name: sess.store(v.op) for name, v in self._var_dict.items()}
-        # Values are read straight into the variables' existing arrays (every checksum
-        # is checked before any is written); the others get fresh arrays.
-        values = reader.read_many(list(stores), out={n: s.value for n, s in stores.items()
-                                                     if s.value is not None})
+        # One read of every byte, into fresh arrays, each checked as it arrives; the
+        # arrays are swapped in only once all of them have passed, so a damaged
+        # checkpoint leaves every variable as it was.
+        values = reader.read_many(list(stores))
         for name, store in stores.items():
-            arr = values[name]
-            if arr is not store.value:
-                dt = self._var_dict[name].dtype.np
-                store.value = arr if arr.dtype == dt and arr.flags.writeable else \
-                    np.array(arr, dtype=dt)
+            install(store, values[name], self._var_dict[name].dtype.np)
 
     def as_saver_def(self):
         """A ``SaverDef`` of this saver's settings (V2 format). The tensor and op names
@@ -394,4 +400,4 @@ class Saver:
         return self.as_saver_def()
 
 
-__all__ = ["Saver"]
+__all__ = ["Saver", "install"]

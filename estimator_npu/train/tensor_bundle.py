@@ -238,16 +238,16 @@ class BundleReader:
         return self.read_many([name])[name]
 
     def read_many(self, names, out=None, check_only=False):
-        """``{name: value}`` of tensors ``names``; every byte of every one of them is
-        checked before any value is returned or written.
+        """``{name: value}`` of tensors ``names``, each read once, into a fresh array, and
+        checked against its crc32c piece by piece as it arrives (each piece while it is
+        still in the CPU cache); no value is returned or written before every one of them
+        has passed, so a caller that installs the values only when this returns (as
+        ``Saver.restore`` swaps them into the variables) changes nothing on an error.
 
-        Where ``out[name]`` is a writable C-contiguous array of the tensor's shape and
-        (native) dtype, the value is read into it and that array is returned: its bytes
-        are first checked through a small buffer that stays in the CPU cache, then read
-        straight into the destination (checked again on the way, in case the file
-        changed in between), so no other copy of the tensor is made. Other values are
-        read into fresh arrays, each checked as it arrives. ``check_only``: check every
-        byte, keep nothing, return ``None``.
+        Where ``out[name]`` is a writable array of the tensor's shape and (native) dtype,
+        the checked value is then copied into it and that array is returned (one copy
+        more than installing the fresh array). ``check_only``: check every byte through
+        one reused buffer, keep nothing, return ``None``.
 
         Raises:
             errors.NotFoundError: a data file is missing (names it and a tensor).
@@ -257,44 +257,43 @@ class BundleReader:
         out = out or {}
         order = sorted(names, key=lambda n: (self.entries[n].shard_id,
                                              self.entries[n].offset))
-        files, values, direct = {}, {}, []
+        files, values, swap = {}, {}, []
         try:
-            for name in order:                     # phase 1: read and check everything
+            for name in order:
                 path = self.data_path(name)
                 df = files.get(path)
                 if df is None:
                     df = files[path] = _DataFile(self.prefix, path, name)
                 e = self.entries[name]
                 dt, shape = self._layout(name)
-                dest = out.get(name)
-                if dt is not None and (check_only or _fits(dest, dt, shape)):
+                if dt is not None and check_only:
                     self._check_crc(name, df.checksum(e.offset, e.size, name))
-                    if not check_only:
-                        direct.append((name, df, dest))
                     continue
-                data, crc = df.read(e.offset, e.size, name)
                 if dt is None:
-                    value = self._strings(name, path, bytes(data), shape)
+                    value = self._strings(name, path, bytes(df.read(e.offset, e.size, name)[0]),
+                                          shape)
                 else:
+                    value = np.empty(shape, dt if dt.isnative else dt.newbyteorder("="))
+                    if not dt.isnative:
+                        swap.append(value)     # big-endian host: the file is little-endian
+                    crc = df.read(e.offset, e.size, name, value.reshape(-1).view(np.uint8))[1]
                     self._check_crc(name, crc)
-                    value = data.view(dt).reshape(shape)
                 if not check_only:
-                    values[name] = value if value.dtype.isnative or dt is None else \
-                        value.astype(dt.newbyteorder("="))
-            if check_only:
-                return None
-            for name, df, dest in direct:          # phase 2: straight into place
-                e = self.entries[name]
-                crc = df.read(e.offset, e.size, name, dest.reshape(-1).view(np.uint8))[1]
-                if sstable.mask(crc) != e.crc32c and e.size:
-                    raise _loss(f"Checkpoint {self.prefix}: data file "
-                                f"{self.data_path(name)} changed while tensor {name!r} "
-                                "was being restored (its crc32c no longer matches)")
-                values[name] = dest
-            return values
+                    values[name] = value
         finally:
             for df in files.values():
                 df.close()
+        if check_only:
+            return None
+        for value in swap:
+            value.byteswap(inplace=True)
+        for name, dest in out.items():
+            value = values.get(name)
+            if value is not None and value.dtype.kind != "O" and _fits(
+                    dest, value.dtype, value.shape):
+                np.copyto(dest, value)
+                values[name] = dest
+        return values
 
     def verify(self):
         """Checks every byte of every tensor, without keeping any value."""
@@ -333,7 +332,7 @@ class BundleReader:
 
 
 def _fits(dest, dt, shape):
-    """Whether the bytes of a tensor of ``dt``/``shape`` can be read into ``dest``."""
+    """Whether a value of ``dt``/``shape`` can be copied into ``dest`` as it is."""
     return (isinstance(dest, np.ndarray) and dest.flags.writeable
             and dest.flags.c_contiguous and dest.dtype == dt and dest.dtype.isnative
             and list(dest.shape) == list(shape))

@@ -184,3 +184,81 @@ def test_evaluate_uses_the_newest_intact_checkpoint(trained):
     est = tf.estimator.Estimator(eval_model_fn, trained)
     result = est.evaluate(lambda: tf.data.Dataset.from_tensors((X, Y)), steps=1)
     assert result["global_step"] == 15
+
+
+def _count_verifications(monkeypatch):
+    calls = []
+    original = recovery.verify_checkpoint
+
+    def counting(prefix):
+        calls.append(os.path.basename(prefix))
+        return original(prefix)
+    monkeypatch.setattr(recovery, "verify_checkpoint", counting)
+    return calls
+
+
+def test_resuming_reads_the_restored_checkpoint_once(trained, monkeypatch):
+    """The restore is the check: no separate verification pass over an intact latest."""
+    calls = _count_verifications(monkeypatch)
+    hook = FirstStep()
+    estimator(trained).train(input_fn, max_steps=22, hooks=[hook])
+    assert hook.step == 20 and calls == []
+
+
+@pytest.mark.parametrize("damage", ["flipped data byte", "truncated data", "missing data"])
+def test_damaged_latest_found_by_the_restore_is_verified_then_skipped(trained, damage,
+                                                                     monkeypatch, caplog):
+    DAMAGES[damage](os.path.join(trained, "model.ckpt-20"))
+    calls = _count_verifications(monkeypatch)
+    hook = FirstStep()
+    with caplog.at_level(logging.WARNING, logger="estimator_npu"):
+        estimator(trained).train(input_fn, max_steps=22, hooks=[hook])
+    assert hook.step == 15
+    assert "model.ckpt-20" in caplog.text and "skipped" in caplog.text
+    # the look-ahead reads indexes only; a truncated or missing data file fails it there
+    assert calls in ([], ["model.ckpt-20"])
+
+
+def test_max_steps_reached_by_a_damaged_latest_still_trains_from_the_intact_one(trained):
+    _flip(os.path.join(trained, "model.ckpt-20.data-00000-of-00001"))
+    hook = FirstStep()
+    estimator(trained).train(input_fn, max_steps=20, hooks=[hook])
+    assert hook.step == 15
+    assert int(tf.train.load_variable(trained, "global_step")) == 20
+    recovery.verify_checkpoint(os.path.join(trained, "model.ckpt-20"))
+
+
+def test_a_graph_that_does_not_match_an_intact_checkpoint_raises_its_own_error(trained):
+    def other_model_fn(features, labels, mode):
+        tf.get_variable("not_in_the_checkpoint", [2])
+        return model_fn(features, labels, mode)
+    with pytest.raises(tf.errors.NotFoundError, match="not_in_the_checkpoint"):
+        tf.estimator.Estimator(other_model_fn, trained, estimator(trained).config).train(
+            input_fn, max_steps=25)
+    assert tf.train.latest_checkpoint(trained).endswith("model.ckpt-20")  # nothing skipped
+
+
+def test_restore_newest_changes_nothing_on_a_damaged_candidate(trained):
+    _flip(os.path.join(trained, "model.ckpt-20.data-00000-of-00001"))
+    tried = []
+
+    def restore(prefix):
+        tried.append(os.path.basename(prefix))
+        tf.train.NewCheckpointReader(prefix).read_all()
+    found = recovery.restore_newest(trained, restore, warn=False)
+    assert found.path.endswith("model.ckpt-15") and tried == ["model.ckpt-20", "model.ckpt-15"]
+    assert [os.path.basename(p) for p, _ in found.skipped] == ["model.ckpt-20"]
+    assert "crc32c" in found.skipped[0][1]
+
+
+@pytest.mark.parametrize("damage,error", [("missing index", tf.errors.NotFoundError),
+                                          ("missing data", tf.errors.NotFoundError),
+                                          ("truncated data", tf.errors.DataLossError),
+                                          ("flipped index byte", tf.errors.DataLossError),
+                                          ("truncated index", tf.errors.DataLossError)])
+def test_quick_check_catches_what_it_can_without_reading_tensors(trained, damage, error):
+    prefix = os.path.join(trained, "model.ckpt-20")
+    recovery.quick_check(prefix)
+    DAMAGES[damage](prefix)
+    with pytest.raises(error, match="model.ckpt-20"):
+        recovery.quick_check(prefix)

@@ -1,10 +1,11 @@
 """The fast checkpoint paths keep every value and every check.
 
-``Saver.restore`` / warm start read each tensor straight into the variable's existing
-array, after checking every crc32c; ``Saver.save`` computes each crc32c piece by piece as
-it writes. These tests pin what must not change: exact
-values and dtypes, arrays updated in place (so views into flat buffers keep working),
-sharded and partial restores, and corruption detected before any variable changes.
+``Saver.restore`` / warm start read each tensor once, into a fresh array, checking its
+crc32c as it arrives, and swap the arrays into the variables only when every one has
+passed; ``Saver.save`` computes each crc32c piece by piece as it writes. These tests pin
+what must not change: exact values and dtypes, one read of each tensor, sharded and
+partial restores, training that continues from a restore (fused optimizers re-pack the
+swapped arrays), and corruption detected before any variable changes.
 """
 import os
 import shutil
@@ -61,7 +62,7 @@ def _saved(tmp_path, seed=0):
     return path, values
 
 
-def test_restore_into_initialized_variables_is_exact_and_in_place(tmp_path):
+def test_restore_into_initialized_variables_is_exact_and_swaps_arrays(tmp_path):
     path, values = _saved(tmp_path)
     g = tf.Graph()
     with g.as_default():
@@ -72,8 +73,9 @@ def test_restore_into_initialized_variables_is_exact_and_in_place(tmp_path):
             before = {n: sess.store(v.op).value for n, v in variables.items()}
             saver.restore(sess, path)
             for n, want in values.items():
-                assert sess.store(variables[n].op).value is before[n]   # same array
+                assert sess.store(variables[n].op).value is not before[n]   # swapped in
                 _exact(sess.run(variables[n]), want)
+                assert not np.asarray(before[n]).any()     # the old array was not written
             assert sess.run(variables["text"]) == b"hello"
             # the restored arrays are the session's own: training may update them
             assert all(sess.store(v.op).value.flags.writeable for v in variables.values())
@@ -95,24 +97,92 @@ def test_restore_into_uninitialized_variables_gives_fresh_writable_arrays(tmp_pa
             assert got[0] == np.float32(values["big"][0] + 1)
 
 
-def test_restore_writes_through_views_into_a_flat_buffer(tmp_path):
+@pytest.mark.parametrize("opt", ["sgd", "momentum"])
+def test_training_continues_from_a_restore_into_packed_variables(tmp_path, opt):
+    """The fused optimizer packs the variables into flat buffers at its first step; a
+    restore swaps new arrays in, and the next step updates those (re-packed)."""
     g = tf.Graph()
     with g.as_default():
         a = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
         b = tf.Variable(np.arange(4, dtype=np.float32), name="b")
+        loss = tf.reduce_sum(a * a) + tf.reduce_sum(3.0 * b)
+        o = tf.train.GradientDescentOptimizer(0.125) if opt == "sgd" else \
+            tf.train.MomentumOptimizer(0.125, 0.5)
+        train = o.minimize(loss)
         saver = tf.train.Saver()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
+            sess.run(train)                                     # packs the variables
+            saved = sess.run([a, b])
+            slots = [sess.run(o.get_slot(v, "momentum")) for v in (a, b)] \
+                if opt == "momentum" else []
             path = saver.save(sess, str(tmp_path / "flat"))
-        with tf.Session() as sess:
-            flat = np.full(10, -1, np.float32)
-            sess.store(a.op).value = flat[:6].reshape(2, 3)
-            sess.store(b.op).value = flat[6:]
+            sess.run(train)
+            sess.run(train)
             saver.restore(sess, path)
-            np.testing.assert_array_equal(flat, [0, 1, 2, 3, 4, 5, 0, 1, 2, 3])
+            for v, want in zip((a, b), saved):
+                _exact(sess.run(v), want)
+            sess.run(train)
+            got = sess.run([a, b])
+        with tf.Session() as ref:                               # one step from the saved state
+            saver.restore(ref, path)
+            ref.run(train)
+            want = ref.run([a, b])
+    for x, y in zip(got, want):
+        _exact(x, y)
+    if opt == "sgd":
+        _exact(got[0], saved[0] - np.float32(0.125) * 2 * saved[0])
+        _exact(got[1], saved[1] - np.float32(0.125 * 3.0))
+    else:
+        assert all(s.any() for s in slots)
 
 
-def test_sharded_tf_checkpoint_partial_restore_into_existing_arrays():
+def test_corrupted_tensor_in_the_middle_leaves_every_variable_as_it_was(tmp_path):
+    path, values = _saved(tmp_path, seed=8)
+    entries = tf.train.NewCheckpointReader(path)._index.entries
+    by_offset = sorted(entries, key=lambda n: entries[n].offset)
+    victim = [n for n in by_offset if entries[n].size][len(by_offset) // 2]
+    data = path + checkpoint_io.DATA_SUFFIX
+    _flip(data, entries[victim].offset)
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            arrays = {n: sess.store(v.op).value for n, v in variables.items()}
+            before = {n: np.array(a, copy=True) for n, a in arrays.items()}
+            with pytest.raises(errors.DataLossError) as info:
+                tf.train.Saver().restore(sess, path)
+            assert data in str(info.value) and repr(victim) in str(info.value)
+            for n, v in variables.items():      # before and after the victim alike
+                assert sess.store(v.op).value is arrays[n]
+                _exact(arrays[n], before[n])
+            # the intact tensors before it were read: they are fine, and untouched
+            assert by_offset.index(victim) > 0
+
+
+def test_restore_reads_each_tensor_once(tmp_path, monkeypatch):
+    path, values = _saved(tmp_path, seed=9)
+    reads = []
+    original = tensor_bundle._DataFile.read
+
+    def counting(self, offset, size, name, buf=None):
+        reads.append(name)
+        return original(self, offset, size, name, buf)
+    monkeypatch.setattr(tensor_bundle._DataFile, "read", counting)
+    monkeypatch.setattr(tensor_bundle._DataFile, "checksum", None)   # no separate pass
+    g = tf.Graph()
+    with g.as_default():
+        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().restore(sess, path)
+            for n, want in values.items():
+                _exact(sess.run(variables[n]), want)
+    assert sorted(reads) == sorted(set(reads)) == sorted(variables)
+
+
+def test_sharded_tf_checkpoint_partial_restore_into_initialized_variables():
     prefix = os.path.join(GOLDEN, "sharded", "model.ckpt")
     g = tf.Graph()
     with g.as_default():
@@ -125,7 +195,7 @@ def test_sharded_tf_checkpoint_partial_restore_into_existing_arrays():
             tf.train.Saver({"a": a, "b": b}).restore(sess, prefix)
             np.testing.assert_array_equal(sess.run(a), EXPECTED["shard/a"])
             np.testing.assert_array_equal(sess.run(b), EXPECTED["shard/b"])
-            assert sess.store(b.op).value is kept
+            assert sess.store(b.op).value is not kept and not kept.any()
             np.testing.assert_array_equal(sess.run(other), [7, 7, 7])   # untouched
     reader = tf.train.NewCheckpointReader(prefix)
     dest = np.empty(4, np.int32)
@@ -247,15 +317,13 @@ def test_warm_start_into_initialized_variables_is_exact(tmp_path):
         init_fn = warm_starting.make_init_fn(settings, g)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            kept = sess.store(variables["big"].op).value
             init_fn(None, sess)
             for n, want in values.items():
                 _exact(sess.run(variables[n]), want)
-            assert sess.store(variables["big"].op).value is kept
             assert sess.run(variables["text"]) == b"hello"
 
 
-def test_earlier_json_format_restores_into_existing_arrays(tmp_path):
+def test_earlier_json_format_restores_into_initialized_variables(tmp_path):
     from tests.train.test_tf_checkpoint_format import _write_legacy
     prefix = str(tmp_path / "old.ckpt-3")
     w = np.arange(6, dtype=np.float64).reshape(3, 2)
@@ -265,13 +333,11 @@ def test_earlier_json_format_restores_into_existing_arrays(tmp_path):
         v = tf.Variable(np.zeros((3, 2)), name="w")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            kept = sess.store(v.op).value
             tf.train.Saver([v]).restore(sess, prefix)
-            assert sess.store(v.op).value is kept
             _exact(sess.run(v), w)
 
 
-def test_golden_tf_dtypes_restore_exactly_into_existing_arrays(tmp_path):
+def test_golden_tf_dtypes_read_exactly_into_given_arrays(tmp_path):
     src = os.path.join(GOLDEN, "dtypes")
     d = tmp_path / "dtypes"
     shutil.copytree(src, d)
@@ -302,20 +368,34 @@ def test_init_from_checkpoint_sees_a_checkpoint_rewritten_at_the_same_prefix(tmp
                 np.testing.assert_array_equal(sess.run(k), [value] * 3)
 
 
-def test_bytes_read_into_variables_are_checked_again_as_they_land(tmp_path, monkeypatch):
-    """A data file that changes between the check and the read is still caught."""
-    path, values = _saved(tmp_path, seed=7)
-    entry = tf.train.NewCheckpointReader(path)._index.entries["big"]
-    _flip(path + checkpoint_io.DATA_SUFFIX, entry.offset + 5)
-    # the first pass is made to believe the bytes are intact (as if they changed after)
-    monkeypatch.setattr(tensor_bundle._DataFile, "checksum",
-                        lambda self, offset, size, name: sstable.unmask(entry.crc32c)
-                        if name == "big" else tensor_bundle._DataFile.read(
-                            self, offset, size, name)[1])
+def test_warm_start_of_two_variables_from_one_tensor_gives_separate_arrays(tmp_path):
+    path, values = _saved(tmp_path, seed=10)
+    from estimator_npu.estimator import warm_starting
     g = tf.Graph()
     with g.as_default():
-        variables = _graph_with({n: np.ones_like(v) for n, v in values.items()})
+        x = tf.Variable(np.zeros((3, 5), np.float32), name="x")
+        y = tf.Variable(np.zeros((3, 5), np.float32), name="y")
+        settings = tf.estimator.WarmStartSettings(
+            path, vars_to_warm_start=["x", "y"],
+            var_name_to_prev_var_name={"x": "v_float32", "y": "v_float32"})
+        init_fn = warm_starting.make_init_fn(settings, g)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            with pytest.raises(errors.DataLossError, match="changed while tensor 'big'"):
-                tf.train.Saver([variables["big"]]).restore(sess, path)
+            init_fn(None, sess)
+            assert sess.store(x.op).value is not sess.store(y.op).value
+            sess.run(tf.assign_add(x, tf.ones([3, 5])))
+            _exact(sess.run(y), values["v_float32"])
+
+
+def test_atomic_write_starts_the_disk_write_as_it_goes(tmp_path, monkeypatch):
+    calls = []
+    real = checkpoint_io._start_writeback
+    monkeypatch.setattr(checkpoint_io, "_WRITEBACK_BYTES", 1000)
+    monkeypatch.setattr(checkpoint_io, "_start_writeback",
+                        lambda fd, offset, n: (calls.append((offset, n)), real(fd, offset, n)))
+    chunks = [bytes([i]) * 700 for i in range(10)]
+    path = str(tmp_path / "f.bin")
+    checkpoint_io.atomic_write(path, chunks)
+    with open(path, "rb") as f:
+        assert f.read() == b"".join(chunks)
+    assert calls == [(0, 1400), (1400, 1400), (2800, 1400), (4200, 1400), (5600, 1400)]

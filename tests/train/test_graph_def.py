@@ -275,3 +275,35 @@ def test_import_tf_inference_graph_with_more_op_types():
     np.testing.assert_array_equal(got_c, exp["classes"])
     assert g.get_operation_by_name("strided_slice").type == "Identity"
     assert g.get_operation_by_name("FusedBatchNormV3").type == "Identity"
+
+
+def test_large_uniform_constants_are_one_repeated_value(tmp_path):
+    # A zeros initializer of a big variable costs a few bytes in graph.pbtxt / .meta (as TF
+    # writes tf.constant(0., shape=...)), and imports back to the same value.
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.get_variable("w", [300, 400], initializer=tf.zeros_initializer())
+        tf.get_variable("h", [2000], tf.float16, initializer=tf.constant_initializer(-0.0))
+        small = tf.constant([1.0] * 8, name="small")
+        mixed = tf.constant(np.arange(2000, dtype=np.int32), name="mixed")
+    gd = g.as_graph_def()
+    assert gd.ByteSize() < 12000      # 'mixed' holds 8000 bytes; w alone would be 480000
+    consts = {n.name: n.attr["value"].tensor for n in gd.node if n.op == "Const"}
+    init = [t for n, t in consts.items() if n.startswith("w/")][0]
+    assert list(init.float_val) == [0.0] and not init.tensor_content
+    assert consts["small"].tensor_content and consts["mixed"].tensor_content
+    tf.io.write_graph(gd, str(tmp_path), "g.pbtxt")
+    assert os.path.getsize(tmp_path / "g.pbtxt") < 50000
+    g2 = tf.Graph()
+    with g2.as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as sess:
+            values = sess.run({n: g2.get_tensor_by_name(n + ":0") for n in consts})
+    for n, t in consts.items():
+        np.testing.assert_array_equal(values[n], tf.make_ndarray(t))
+    w_init = [v for n, v in values.items() if n.startswith("w/")][0]
+    assert w_init.shape == (300, 400) and not w_init.any()
+    h_init = [v for n, v in values.items() if n.startswith("h/")][0]
+    assert h_init.dtype == np.float16 and np.signbit(h_init).all()
+    np.testing.assert_array_equal(values["mixed"], np.arange(2000))
+    del w, small, mixed
