@@ -59,6 +59,11 @@ def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cla
     with get_default_graph().name_scope(name or "compute_sampled_logits"):
         x = convert_to_tensor(inputs)
         labels = convert_to_tensor(labels)
+        if labels.dtype.is_floating and x.dtype.is_integer:
+            raise ValueError(f"{name or 'compute_sampled_logits'}: labels are {labels.dtype.name} "
+                             f"and inputs {x.dtype.name}: TF 0.x's argument order (weights, "
+                             "biases, inputs, labels); since TF 1.0 labels come before inputs "
+                             "(pass labels= and inputs= by name)")
         if labels.dtype != dtypes.int64:
             labels = math_ops.cast(labels, dtypes.int64)
         if sampled_values is None:
