@@ -7,7 +7,7 @@ Order, lowest first::
     core, distribute                protobuf import-path shim; collectives
     data, train, rnn, losses,      input pipelines; optimizers, checkpoints, summaries; RNN cells;
     layers, images                  tf.losses; tf.layers functions and classes; tf.image transforms
-    sampling                        candidate samplers, nce_loss / sampled_softmax_loss
+    sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
     device                          the device loop (iterations_per_loop)
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
@@ -30,6 +30,7 @@ RANKS = {
     "engine": 1,
     "core": 2, "distribute": 2,
     "data": 3, "train": 3, "rnn": 3, "losses": 3, "layers": 3, "images": 3, "sampling": 3,
+    "clustering": 3,
     "device": 4,
     "hooks": 5,
     "estimator": 6,
