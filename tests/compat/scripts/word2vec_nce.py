@@ -3,10 +3,12 @@ TF1-era word2vec scripts are (embedding_lookup + tf.nn.nce_loss + plain SGD, cos
 similarity for the nearest words). The corpus is synthetic: "sentences" whose words all
 come from one of a few topics, so words of a topic should end up next to each other."""
 import collections
+import os
 import random
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.contrib.tensorboard.plugins import projector
 
 flags = tf.app.flags
 flags.DEFINE_integer("steps", 2001, "training steps")
@@ -14,6 +16,7 @@ flags.DEFINE_integer("batch_size", 128, "skip-gram pairs per step")
 flags.DEFINE_integer("embedding_size", 32, "dimension of the word vectors")
 flags.DEFINE_integer("num_sampled", 16, "negative classes sampled per batch")
 flags.DEFINE_string("corpus_file", "", "text file to train on (default: a synthetic one)")
+flags.DEFINE_string("save_dir", "w2v_log", "summaries, checkpoint and projector config")
 FLAGS = flags.FLAGS
 
 TOPICS = ["red green blue yellow purple orange pink brown grey white",
@@ -82,37 +85,55 @@ def main(_):
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(3)
-        train_inputs = tf.placeholder(tf.int32, shape=[FLAGS.batch_size])
-        train_labels = tf.placeholder(tf.int32, shape=[FLAGS.batch_size, 1])
-        valid_dataset = tf.constant(valid_examples, dtype=tf.int32)
+        with tf.name_scope("inputs"):
+            train_inputs = tf.placeholder(tf.int32, shape=[FLAGS.batch_size])
+            train_labels = tf.placeholder(tf.int32, shape=[FLAGS.batch_size, 1])
+            valid_dataset = tf.constant(valid_examples, dtype=tf.int32)
 
-        embeddings = tf.Variable(tf.random_uniform([vocabulary_size, FLAGS.embedding_size],
-                                                   -1.0, 1.0))
-        embed = tf.nn.embedding_lookup(embeddings, train_inputs)
-        nce_weights = tf.Variable(tf.truncated_normal(
-            [vocabulary_size, FLAGS.embedding_size],
-            stddev=1.0 / np.sqrt(FLAGS.embedding_size)))
-        nce_biases = tf.Variable(tf.zeros([vocabulary_size]))
-        loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_weights, biases=nce_biases,
-                                             labels=train_labels, inputs=embed,
-                                             num_sampled=FLAGS.num_sampled,
-                                             num_classes=vocabulary_size))
-        optimizer = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+        with tf.device("/cpu:0"):
+            with tf.name_scope("embeddings"):
+                embeddings = tf.Variable(tf.random_uniform(
+                    [vocabulary_size, FLAGS.embedding_size], -1.0, 1.0))
+                embed = tf.nn.embedding_lookup(embeddings, train_inputs)
+            with tf.name_scope("weights"):
+                nce_weights = tf.Variable(tf.truncated_normal(
+                    [vocabulary_size, FLAGS.embedding_size],
+                    stddev=1.0 / np.sqrt(FLAGS.embedding_size)))
+            with tf.name_scope("biases"):
+                nce_biases = tf.Variable(tf.zeros([vocabulary_size]))
+        with tf.name_scope("loss"):
+            loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_weights, biases=nce_biases,
+                                                 labels=train_labels, inputs=embed,
+                                                 num_sampled=FLAGS.num_sampled,
+                                                 num_classes=vocabulary_size))
+        tf.summary.scalar("loss", loss)
+        with tf.name_scope("optimizer"):
+            optimizer = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
 
         norm = tf.sqrt(tf.reduce_sum(tf.square(embeddings), 1, keepdims=True))
         normalized_embeddings = embeddings / norm
         valid_embeddings = tf.nn.embedding_lookup(normalized_embeddings, valid_dataset)
         similarity = tf.matmul(valid_embeddings, normalized_embeddings, transpose_b=True)
+        merged = tf.summary.merge_all()
         init = tf.global_variables_initializer()
+        saver = tf.train.Saver()
 
     with tf.Session(graph=graph) as session:
+        writer = tf.summary.FileWriter(FLAGS.save_dir, session.graph)
         init.run()
         average_loss, averages = 0.0, []
         for step in range(FLAGS.steps):
             batch_inputs, batch_labels = batcher.next(FLAGS.batch_size)
-            _, loss_val = session.run([optimizer, loss], feed_dict={
-                train_inputs: batch_inputs, train_labels: batch_labels})
+            run_metadata = tf.RunMetadata()
+            _, summary, loss_val = session.run(
+                [optimizer, merged, loss],
+                feed_dict={train_inputs: batch_inputs, train_labels: batch_labels},
+                run_metadata=run_metadata)
             average_loss += loss_val
+            if step % 100 == 0:
+                writer.add_summary(summary, step)
+            if step == FLAGS.steps - 1:
+                writer.add_run_metadata(run_metadata, "step%d" % step)
             if step % 500 == 0 and step > 0:
                 averages.append(average_loss / 500)
                 print("Average loss at step", step, ":", averages[-1])
@@ -127,6 +148,16 @@ def main(_):
         print("same-topic neighbours: %d of %d" % (same_topic, 4 * len(valid_words)))
         final_embeddings = normalized_embeddings.eval()
         print("final embeddings", final_embeddings.shape)
+        with open(os.path.join(FLAGS.save_dir, "metadata.tsv"), "w") as f:
+            for i in range(vocabulary_size):
+                f.write(reverse[i] + "\n")
+        saver.save(session, os.path.join(FLAGS.save_dir, "model.ckpt"))
+        config = projector.ProjectorConfig()
+        embedding_conf = config.embeddings.add()
+        embedding_conf.tensor_name = embeddings.name
+        embedding_conf.metadata_path = os.path.join(FLAGS.save_dir, "metadata.tsv")
+        projector.visualize_embeddings(writer, config)
+    writer.close()
 
 
 if __name__ == "__main__":
