@@ -63,3 +63,16 @@ CASES += [
     ("ConcatV2", "sampled_softmax_sharded_div", _sharded(tf.nn.sampled_softmax_loss, "div"),
      _inputs, {}),
 ]
+
+
+# tf.sparse_to_dense (TF1's sparse-to-dense of indices/values, built on scatter_nd):
+# gradients into the values and the default value.
+_STD_IDX = np.array([[0, 1], [2, 3], [1, 0]], np.int64)
+CASES += [
+    ("ScatterNd", "sparse_to_dense_values_and_default",
+     lambda v, d: tf.sparse_to_dense(_STD_IDX, [3, 4], v, d),
+     lambda rng: [rng.standard_normal(3), np.asarray(rng.standard_normal())], {}),
+    ("ScatterNd", "sparse_to_dense_scalar_value_1d",
+     lambda v: tf.sparse_to_dense([1, 4], [6], v, 0.5),
+     lambda rng: [np.asarray(rng.standard_normal())], {}),
+]
