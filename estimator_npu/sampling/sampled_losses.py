@@ -73,13 +73,22 @@ def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cla
         sampled, true_expected, sampled_expected = (stop_gradient(s) for s in sampled_values)
         sampled = math_ops.cast(sampled, dtypes.int64)
         labels_2d = array_ops.reshape(labels, [-1, num_true])
-        w, b = _table(weights, partition_strategy), _table(biases, partition_strategy)
-        true_w, sampled_w = array_ops.gather(w, labels_2d), array_ops.gather(w, sampled)
-        if true_w.dtype != x.dtype:
-            true_w, sampled_w = math_ops.cast(true_w, x.dtype), math_ops.cast(sampled_w, x.dtype)
-        true_b, sampled_b = array_ops.gather(b, labels_2d), array_ops.gather(b, sampled)
-        if true_b.dtype != x.dtype:
-            true_b, sampled_b = math_ops.cast(true_b, x.dtype), math_ops.cast(sampled_b, x.dtype)
+        labels_flat = array_ops.reshape(labels, [-1])
+        # one lookup of true + sampled ids, as TF: the gradient into the (large) class
+        # tables is one gather-gradient each, not one per part
+        all_ids = array_ops.concat([labels_flat, sampled], 0)
+        n_true = array_ops.size(labels_flat, out_type=dtypes.int64)
+        true_pos = array_ops.reshape(array_ops.range(0, n_true, 1, dtype=dtypes.int64),
+                                     [-1, num_true])
+        sampled_pos = array_ops.range(n_true, array_ops.size(all_ids, out_type=dtypes.int64), 1,
+                                      dtype=dtypes.int64)
+        parts = []
+        for table in (weights, biases):
+            rows = array_ops.gather(_table(table, partition_strategy), all_ids)
+            if rows.dtype != x.dtype:
+                rows = math_ops.cast(rows, x.dtype)
+            parts += [array_ops.gather(rows, true_pos), array_ops.gather(rows, sampled_pos)]
+        true_w, sampled_w, true_b, sampled_b = parts
         true_logits = math_ops.reduce_sum(array_ops.expand_dims(x, 1) * true_w, 2) + true_b
         sampled_logits = math_ops.matmul(x, sampled_w, transpose_b=True) + sampled_b
         if remove_accidental_hits:
