@@ -50,3 +50,22 @@ def run(tf, kmeans_class, case):
             out.append(bool(sess.run(initialized)))
             out.append(sess.run(centers).tolist())
     return out
+
+
+def run_estimator(tf, estimator_class, model_dir, **kw):
+    """The k-means Estimator on DATA: the score after each of 3 training steps, the
+    centers, the cluster index and distances of every point."""
+    def input_fn():
+        return tf.data.Dataset.from_tensors(DATA)
+    km = estimator_class(3, model_dir=model_dir, initial_clusters=INIT, **kw)
+    scores = []
+    for _ in range(3):
+        km.train(input_fn, steps=1)
+        scores.append(float(km.score(input_fn)))
+    return {"scores": scores, "centers": km.cluster_centers().tolist(),
+            "index": [int(i) for i in km.predict_cluster_index(input_fn)],
+            "distances": [d.tolist() for d in km.transform(input_fn)]}
+
+
+ESTIMATOR_CASES = {"full_batch": dict(use_mini_batch=False),
+                   "full_batch_cosine": dict(use_mini_batch=False, distance_metric="cosine")}

@@ -144,3 +144,34 @@ def test_constructor_errors_and_missing_names():
     with pytest.raises(AttributeError, match=r"does not implement "
                                              r"tf\.contrib\.factorization\.WALSModel \(yet\)"):
         tf.contrib.factorization.WALSModel
+
+
+ESTIMATOR_GOLDEN = json.loads((HERE / "kmeans_estimator_golden.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CASES.ESTIMATOR_CASES))
+def test_estimator_matches_tf(tmp_path, name):
+    """KMeansClustering (tf.contrib.factorization; tf.estimator.experimental.KMeans) against
+    TF 2.15's estimator: scores after each step, centers, indices, transform distances."""
+    assert sorted(CASES.ESTIMATOR_CASES) == sorted(ESTIMATOR_GOLDEN)
+    got = CASES.run_estimator(tf, tf.contrib.factorization.KMeansClustering, str(tmp_path),
+                              **CASES.ESTIMATOR_CASES[name])
+    want = ESTIMATOR_GOLDEN[name]
+    assert got["index"] == want["index"]
+    for key in ("scores", "centers", "distances"):
+        _close(got[key], want[key])
+    assert tf.estimator.experimental.KMeans is tf.contrib.factorization.KMeansClustering
+
+
+def test_estimator_mini_batch_random_init_and_relative_tolerance(tmp_path):
+    data = _blobs(1)
+    est = tf.contrib.factorization.KMeansClustering(
+        4, model_dir=str(tmp_path), initial_clusters="kmeans_plus_plus",
+        relative_tolerance=1e-4, random_seed=3)
+    est.train(lambda: tf.data.Dataset.from_tensors(data).repeat(), steps=200)
+    steps = est.get_variable_value("global_step")
+    assert 2 <= steps < 200            # the relative-change hook stopped training
+    score = est.score(lambda: tf.data.Dataset.from_tensors(data))
+    assert score / len(data) < 2.0 and est.cluster_centers().shape == (4, 2)
+    with pytest.raises(ValueError, match="Unsupported distance metric 'l1'"):
+        tf.contrib.factorization.KMeansClustering(3, distance_metric="l1")
