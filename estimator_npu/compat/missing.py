@@ -19,6 +19,7 @@ RENAMED_IN_TF1 = {
     "tf.mul": "tf.multiply", "tf.sub": "tf.subtract", "tf.neg": "tf.negative",
     "tf.select": "tf.where", "tf.pack": "tf.stack", "tf.unpack": "tf.unstack",
     "tf.batch_matmul": "tf.matmul", "tf.listdiff": "tf.setdiff1d", "tf.complex_abs": "tf.abs",
+    "tf.inv": "tf.reciprocal",
     "tf.merge_all_summaries": "tf.summary.merge_all", "tf.merge_summary": "tf.summary.merge",
     "tf.scalar_summary": "tf.summary.scalar", "tf.histogram_summary": "tf.summary.histogram",
     "tf.image_summary": "tf.summary.image", "tf.audio_summary": "tf.summary.audio",

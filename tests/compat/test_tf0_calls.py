@@ -47,6 +47,7 @@ def test_concat_and_split_with_the_axis_first(xy):
                                       ("pack", "tf.stack"), ("unpack", "tf.unstack"),
                                       ("batch_matmul", "tf.matmul"),
                                       ("merge_all_summaries", "tf.summary.merge_all"),
+                                      ("inv", "tf.reciprocal"),
                                       ("scalar_summary", "tf.summary.scalar")])
 def test_names_removed_in_tf1_name_their_replacement(old, new):
     with pytest.raises(AttributeError, match=rf"tf\.{old}: it is TF 0\.x's name, removed in TF "
@@ -84,3 +85,12 @@ def test_nce_loss_with_tf0_argument_order():
             with pytest.raises(ValueError, match=r"TF 0\.x's argument order \(weights, biases, "
                                                  r"inputs, labels\)"):
                 fn(w, b, embed, labels, 2, 5)
+
+
+def test_resize_images_with_tf0_height_width_arguments():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"'size' must be a 1-D Tensor of 2 elements.*"
+                                             r"resize_images\(images, \[new_height, new_width\]\)"):
+            tf.image.resize_images(tf.zeros([1, 4, 4, 1]), 2, 2)
+        assert tf.image.resize_images(tf.zeros([1, 4, 4, 1]), [2, 2]).shape.as_list() == \
+            [1, 2, 2, 1]
