@@ -89,7 +89,9 @@ def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cla
                 rows = math_ops.cast(rows, x.dtype)
             parts += [array_ops.gather(rows, true_pos), array_ops.gather(rows, sampled_pos)]
         true_w, sampled_w, true_b, sampled_b = parts
-        true_logits = math_ops.reduce_sum(array_ops.expand_dims(x, 1) * true_w, 2) + true_b
+        true_logits = array_ops.reshape(
+            math_ops.reduce_sum(array_ops.expand_dims(x, 1) * true_w, 2) + true_b,
+            [-1, num_true])                # rank 2 even for inputs of unknown rank, as TF
         sampled_logits = math_ops.matmul(x, sampled_w, transpose_b=True) + sampled_b
         if remove_accidental_hits:
             hits = compute_accidental_hits(labels_2d, sampled, num_true=num_true)
@@ -115,7 +117,7 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
         name=name)
     losses = nn_ops.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits,
                                                       name="sampled_losses")
-    return math_ops.reduce_sum(losses, 1)
+    return array_ops.reshape(math_ops.reduce_sum(losses, 1), [-1])
 
 
 def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,

@@ -181,3 +181,23 @@ def test_default_sampler_trains_and_remove_hits_masks_with_flt_max():
     np.testing.assert_array_equal(hits[0], [0, 1])
     np.testing.assert_array_equal(hits[1], [2, 0])     # the last position of a repeated id
     assert hits[2].dtype == np.float32 and np.all(hits[2] == -np.finfo(np.float32).max)
+
+
+def test_static_shapes_as_tf():
+    """TF 2.15: (8,), (?,) and (?,) for known, unknown-batch and unknown-rank inputs; the
+    samplers' outputs [num_sampled], [batch, num_true], [num_sampled]; hits [?] each."""
+    with tf.Graph().as_default():
+        w, b = tf.Variable(tf.zeros([20, 4])), tf.Variable(tf.zeros([20]))
+        for batch in (8, None):
+            x = tf.placeholder(tf.float32, [batch, 4])
+            labels = tf.placeholder(tf.int64, [batch, 2])
+            for fn in (tf.nn.nce_loss, tf.nn.sampled_softmax_loss):
+                assert fn(w, b, labels, x, 5, 20, num_true=2).shape.as_list() == [batch]
+            shapes = [t.shape.as_list() for t in
+                      tf.nn.log_uniform_candidate_sampler(labels, 2, 5, True, 20)]
+            assert shapes == [[5], [batch, 2], [5]]
+            hits = tf.nn.compute_accidental_hits(labels, tf.constant([1, 2], tf.int64), 2)
+            assert [t.shape.as_list() for t in hits] == [[None]] * 3
+        x, labels = tf.placeholder(tf.float32), tf.placeholder(tf.int64)
+        for fn in (tf.nn.nce_loss, tf.nn.sampled_softmax_loss):
+            assert fn(w, b, labels, x, 5, 20).shape.as_list() == [None]
