@@ -45,3 +45,18 @@ def test_projector_config_is_tensorboards_message():
     assert c.SerializeToString().hex() == TENSORBOARD_BYTES
     assert projector.ProjectorConfig.FromString(bytes.fromhex(TENSORBOARD_BYTES)) == c
 
+
+
+def test_internal_module_paths_of_samplers_and_kmeans(tmp_path, run_script):
+    script = tmp_path / "paths.py"
+    script.write_text(
+        "from tensorflow.contrib.factorization.python.ops import clustering_ops\n"
+        "from tensorflow.python.ops.clustering_ops import KMeans\n"
+        "from tensorflow.python.ops import candidate_sampling_ops\n"
+        "from tensorflow.python.ops.nn_impl import nce_loss, sampled_softmax_loss\n"
+        "print(clustering_ops.KMeans is KMeans,\n"
+        "      candidate_sampling_ops.log_uniform_candidate_sampler.__name__,\n"
+        "      nce_loss.__name__, sampled_softmax_loss.__name__)\n")
+    proc = run_script(script, cwd=tmp_path)
+    assert proc.stdout.split() == ["True", "log_uniform_candidate_sampler", "nce_loss",
+                                   "sampled_softmax_loss"]
