@@ -3,7 +3,7 @@
 Starts ``--burners`` processes that spin on the CPU (default: one per usable core, so the
 machine's load is at least its core count), and meanwhile runs each workload, alternately:
 
-* ``adaptive``: estimator_npu as it is (``engine.governor`` picks the thread counts);
+* ``adaptive``: estimator_npu as it is (``utils.blas_governor`` picks the thread counts);
 * ``fixed``: estimator_npu with ``ESTIMATOR_NPU_ADAPTIVE_THREADS=0`` (all threads always);
 * ``tf``: TF 2.15's ``tf.compat.v1`` when ``--tf-python`` is given.
 

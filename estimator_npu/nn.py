@@ -19,3 +19,10 @@ from estimator_npu.engine.ops.nn_extra_ops import (convolution, depthwise_conv2d
 from estimator_npu.engine.ops.composites import (atrous_conv2d, conv1d, crelu,  # noqa: F401
                                                  log_sigmoid, relu_layer, selu, softsign,
                                                  swish, weighted_cross_entropy_with_logits)
+from estimator_npu.sampling.samplers import (all_candidate_sampler,  # noqa: F401,E402
+                                             compute_accidental_hits,
+                                             fixed_unigram_candidate_sampler,
+                                             learned_unigram_candidate_sampler,
+                                             log_uniform_candidate_sampler,
+                                             uniform_candidate_sampler)
+from estimator_npu.sampling.sampled_losses import nce_loss, sampled_softmax_loss  # noqa

@@ -14,17 +14,17 @@ tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def _load_cases():
-    path = ROOT / "tests" / "engine" / "op_value_cases.py"
-    spec = importlib.util.spec_from_file_location("op_value_cases", path)
+def _load_cases(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.CASES
 
 
-def main():
+def record(cases="tests/engine/op_value_cases.py", golden="tests/engine/op_values_golden.json"):
+    """Runs every ``build(tf)`` of the ``CASES`` in ``cases`` under TF, writes ``golden``."""
     out = {}
-    for name, build in _load_cases().items():
+    for name, build in _load_cases(ROOT / cases).items():
         g = tf.Graph()
         with g.as_default():
             tensors = build(tf)
@@ -33,10 +33,10 @@ def main():
                 values = sess.run(tensors)
             out[name] = {"values": [np.asarray(v).tolist() for v in values],
                          "dtypes": [t.dtype.name for t in tensors]}
-    path = ROOT / "tests" / "engine" / "op_values_golden.json"
+    path = ROOT / golden
     path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     print(f"wrote {path} ({len(out)} cases, TF {tf.__version__})")
 
 
 if __name__ == "__main__":
-    main()
+    record()

@@ -117,6 +117,12 @@ TARGETS = {
     "tensorflow.contrib.image.python": ["estimator_npu.contrib.image"],
     "tensorflow.contrib.image.python.ops": ["estimator_npu.contrib.image"],
     "tensorflow.contrib.image.python.ops.distort_image_ops": ["estimator_npu.contrib.image"],
+    "tensorflow.python.ops.clustering_ops": ["estimator_npu.clustering.kmeans"],
+    "tensorflow.python.ops.candidate_sampling_ops": ["estimator_npu.sampling.samplers"],
+    "tensorflow.contrib.factorization.python": ["estimator_npu.contrib.factorization"],
+    "tensorflow.contrib.factorization.python.ops": ["estimator_npu.contrib.factorization"],
+    "tensorflow.contrib.factorization.python.ops.clustering_ops": [
+        "estimator_npu.clustering.kmeans"],
     "npu_bridge": ["estimator_npu.npu"],
     "npu_bridge.npu_init": ["estimator_npu.npu.npu_init"],
     "npu_bridge.estimator": ["estimator_npu.npu"],

@@ -13,7 +13,35 @@ import importlib
 PORTING_DOC = "docs/porting.md"
 
 
+# TF 0.x names that TF 1.0 removed, with the TF1 name that replaced each: TF1 (and so
+# estimator_npu) has no attribute of the old name; the error says what to write instead.
+RENAMED_IN_TF1 = {
+    "tf.mul": "tf.multiply", "tf.sub": "tf.subtract", "tf.neg": "tf.negative",
+    "tf.select": "tf.where", "tf.pack": "tf.stack", "tf.unpack": "tf.unstack",
+    "tf.batch_matmul": "tf.matmul", "tf.listdiff": "tf.setdiff1d", "tf.complex_abs": "tf.abs",
+    "tf.inv": "tf.reciprocal",
+    "tf.merge_all_summaries": "tf.summary.merge_all", "tf.merge_summary": "tf.summary.merge",
+    "tf.scalar_summary": "tf.summary.scalar", "tf.histogram_summary": "tf.summary.histogram",
+    "tf.image_summary": "tf.summary.image", "tf.audio_summary": "tf.summary.audio",
+    "tf.train.SummaryWriter": "tf.summary.FileWriter", "tf.SummaryWriter": "tf.summary.FileWriter",
+    "tf.nn.deconv2d": "tf.nn.conv2d_transpose", "tf.nn.rnn": "tf.nn.static_rnn",
+    "tf.nn.bidirectional_rnn": "tf.nn.static_bidirectional_rnn",
+    "tf.nn.state_saving_rnn": "tf.nn.static_state_saving_rnn",
+    "tf.nn.seq2seq": "tf.contrib.legacy_seq2seq",
+    "tf.batch_matrix_inverse": "tf.matrix_inverse",
+    "tf.batch_matrix_determinant": "tf.matrix_determinant",
+    "tf.batch_matrix_diag": "tf.matrix_diag", "tf.batch_matrix_diag_part": "tf.matrix_diag_part",
+    "tf.batch_self_adjoint_eig": "tf.self_adjoint_eig", "tf.batch_fft": "tf.fft",
+    "tf.batch_ifft": "tf.ifft", "tf.batch_matrix_band_part": "tf.matrix_band_part",
+    "tf.batch_matrix_solve": "tf.matrix_solve", "tf.batch_cholesky": "tf.cholesky",
+}
+
+
 def _message(qualified_name):
+    renamed = RENAMED_IN_TF1.get(qualified_name)
+    if renamed:
+        return (f"estimator_npu does not implement {qualified_name}: it is TF 0.x's name, "
+                f"removed in TF 1.0 (TF1 has no {qualified_name} either); use {renamed}")
     return (f"estimator_npu does not implement {qualified_name} (yet); "
             f"{PORTING_DOC} lists what is supported")
 

@@ -20,6 +20,7 @@ DOCUMENTED_PATHS = [
     "tensorflow.gfile", "tensorflow.io.gfile", "tensorflow.test",
     "tensorflow.keras.datasets.mnist", "tensorflow.keras.datasets.fashion_mnist", "tensorflow.contrib.data",
     "tensorflow.contrib.framework", "tensorflow.contrib.mixed_precision",
+    "tensorflow.contrib.factorization", "tensorflow.contrib.tensorboard.plugins.projector",
     "tensorflow.python.util.nest", "tensorflow.python.client.timeline",
     "tensorflow.python.client.device_lib", "tensorflow.core.protobuf.config_pb2",
     "tensorflow.core.protobuf.rewriter_config_pb2", "tensorflow.contrib.learn.datasets",

@@ -55,4 +55,38 @@ OPS.define("SparseToDense",
            kernel=lambda op, ctx: (lambda i, v, s: _to_dense(i, v, s, op.attrs["default"])),
            grad=NOT_DIFFERENTIABLE)
 
-__all__ = ["SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense"]
+__all__ = ["SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "sparse_to_dense"]
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
+                    validate_indices=True, name=None):
+    """TF1's ``tf.sparse_to_dense``: ``output_shape`` filled with ``default_value``, with
+    ``sparse_values`` (a scalar or one per index) at ``sparse_indices`` (a scalar, a vector
+    of positions for a 1-D output, or ``[N, rank]``). Differentiable in the values and the
+    default. Indices must be distinct (TF1 rejects repeats when ``validate_indices``); here a
+    repeated index sums its values."""
+    from estimator_npu.engine.ops import array_ops, math_ops
+    from estimator_npu.engine.ops.core import convert_to_tensor
+    from estimator_npu.engine.ops.scatter_ops import scatter_nd
+    from estimator_npu.engine.graph import Tensor
+    if isinstance(output_shape, Tensor):
+        shape = output_shape
+        rank = shape.shape.dims[0] if shape.shape.ndims == 1 else None
+        if rank is None:
+            raise ValueError(f"sparse_to_dense: output_shape must be a vector of known "
+                             f"length, got shape {shape.shape}")
+    else:
+        if np.ndim(output_shape) != 1:
+            raise ValueError(f"sparse_to_dense: output_shape must be rank 1, got "
+                             f"{output_shape!r}")
+        shape = [int(d) for d in output_shape]
+        rank = len(shape)
+    values = convert_to_tensor(sparse_values)
+    idx = array_ops.reshape(math_ops.cast(convert_to_tensor(sparse_indices), dtypes.int64),
+                            [-1, rank])
+    ones = array_ops.ones_like(idx[:, 0], dtype=values.dtype)
+    values = values * ones                   # a scalar value broadcast to every index
+    hit = scatter_nd(idx, ones, shape)
+    default = math_ops.cast(convert_to_tensor(default_value), values.dtype)
+    return math_ops.add(scatter_nd(idx, values, shape), default * (1 - hit),
+                        name=name or "SparseToDense")

@@ -49,7 +49,7 @@ class Plan:
         self.source = source
         self.fetch_alias = fetch_alias
         self.filename = filename
-        self.governor = None  # set by Session for the plans it runs (engine.governor)
+        self.governor = None  # set by Session for the plans it runs (utils.blas_governor)
 
     def check_initialized(self):
         for store in self.var_reads:

@@ -11,10 +11,11 @@ import time
 import numpy as np
 
 from estimator_npu import errors
-from estimator_npu.engine import _errstate, allocator, governor
+from estimator_npu.engine import _errstate, allocator
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
+from estimator_npu.utils import blas_governor as governor
 from estimator_npu.utils import nest, validation
 
 

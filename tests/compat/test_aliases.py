@@ -102,10 +102,10 @@ def test_missing_names_say_what_is_not_implemented(aliases):
     with pytest.raises(AttributeError, match=r"estimator_npu does not implement "
                                              r"tf\.nn\.no_such_op \(yet\); docs/porting\.md"):
         tf.nn.no_such_op
-    with pytest.raises(AttributeError, match=r"does not implement tf\.contrib\.factorization \(yet\)"):
-        tf.contrib.factorization
-    with pytest.raises(ImportError, match=r"does not implement tf\.contrib\.factorization \(yet\)"):
-        importlib.import_module("tensorflow.contrib.factorization")
+    with pytest.raises(AttributeError, match=r"does not implement tf\.contrib\.gan \(yet\)"):
+        tf.contrib.gan
+    with pytest.raises(ImportError, match=r"does not implement tf\.contrib\.gan \(yet\)"):
+        importlib.import_module("tensorflow.contrib.gan")
     with pytest.raises(ImportError, match=r"does not implement hccl\.manage\.api\.nope"):
         exec("from hccl.manage.api import nope", {})
     with pytest.raises(ImportError, match="does not implement"):

@@ -57,10 +57,10 @@ def test_exit_codes_tracebacks_and_missing_names(tmp_path, run_script):
     assert "estimator_npu/run.py" not in raised.stderr
     assert lines[-1] == "KeyError: 'boom'"
     missing = run_script("exits.py", "missing", cwd=tmp_path, expect_rc=1)
-    assert ("estimator_npu does not implement tf.contrib.factorization (yet); docs/porting.md"
+    assert ("estimator_npu does not implement tf.contrib.gan (yet); docs/porting.md"
             in missing.stderr)
     imported = run_script("exits.py", "missing_import", cwd=tmp_path, expect_rc=1)
-    assert "does not implement tf.contrib.factorization (yet)" in imported.stderr
+    assert "does not implement tf.contrib.gan (yet)" in imported.stderr
     eager = run_script("exits.py", "eager", cwd=tmp_path, expect_rc=1)
     assert "graph mode only" in eager.stderr
 

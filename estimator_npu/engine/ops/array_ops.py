@@ -164,7 +164,15 @@ OPS.define("Transpose", kernel=with_attrs(np.transpose, "axes"),
 
 
 # ------------------------------------------------------------------ join / split
+def _int_scalar(x):
+    return isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and x.shape.ndims == 0
+
+
 def concat(values, axis, name="concat"):
+    if _int_scalar(values) and isinstance(axis, (list, tuple)):
+        raise ValueError(f"concat(values, axis): got an int for values and a list for axis, "
+                         f"TF 0.x's tf.concat(concat_dim, values) order; since TF 1.0 write "
+                         f"tf.concat(values, axis)")
     ts = [convert_to_tensor(v) for v in values]
     if len(ts) == 1:
         return ts[0]
@@ -244,6 +252,10 @@ unpack = unstack
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    if _int_scalar(value) and not _int_scalar(axis):
+        raise TypeError("split(value, num_or_size_splits, axis): got an int for value, TF "
+                        "0.x's tf.split(split_dim, num_split, value) order; since TF 1.0 write "
+                        "tf.split(value, num_or_size_splits, axis)")
     x = convert_to_tensor(value)
     nd = x.shape.ndims
     axis = int(axis) % nd if nd else int(axis)

@@ -142,6 +142,10 @@ class ResizeMethod:
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
                   preserve_aspect_ratio=False, name=None):
     """TF1 ``tf.image.resize_images``: bilinear (float32 result) or nearest neighbour."""
+    if isinstance(size, (int, np.integer)):   # TF 0.x: resize_images(images, h, w, method)
+        raise ValueError("resize_images: 'size' must be a 1-D Tensor of 2 elements: new_height, "
+                         "new_width (TF 0.x's resize_images(images, new_height, new_width) is "
+                         "resize_images(images, [new_height, new_width]) since TF 1.0)")
     if preserve_aspect_ratio:
         raise NotImplementedError("resize_images: preserve_aspect_ratio=True")
     if method in (ResizeMethod.BILINEAR, "bilinear"):

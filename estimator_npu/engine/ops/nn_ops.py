@@ -195,9 +195,16 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
     return op.outputs[0]
 
 
+def _named_only(fn, sentinel):
+    if sentinel is not None:   # TF 0.x's positional (logits, labels): TF1's ValueError
+        raise ValueError(f"Only call `{fn}` with named arguments (labels=..., logits=..., "
+                         f"...); TF 0.x's positional order (logits, labels) is not TF1's")
+
+
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
                                       name=None, axis=None):
     """TF1's (deprecated) version: gradients do not flow into ``labels``."""
+    _named_only("softmax_cross_entropy_with_logits", _sentinel)
     from estimator_npu.engine.ops.core import stop_gradient
     return softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels), logits=logits,
                                                 name=name)
@@ -281,6 +288,7 @@ OPS.define("SoftmaxCrossEntropyWithLogits", kernel=_xent_kernel_factory, grad=_x
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
                                              name=None):
     """Cross entropy with integer class ``labels`` (shape of ``logits`` minus the last dim)."""
+    _named_only("sparse_softmax_cross_entropy_with_logits", _sentinel)
     if labels is None or logits is None:
         raise ValueError("sparse_softmax_cross_entropy_with_logits requires labels= and "
                          "logits=")
@@ -353,6 +361,10 @@ OPS.define("SparseSoftmaxCrossEntropyWithLogits", kernel=_sparse_xent_kernel_fac
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """``max(x, 0) - x * z + log(1 + exp(-|x|))``, the stable form TF uses."""
+    _named_only("sigmoid_cross_entropy_with_logits", _sentinel)
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be "
+                         "provided")
     logits = _float_input(logits, "SigmoidCrossEntropyWithLogits")
     labels = math_ops.cast(convert_to_tensor(labels), logits.dtype)
     if not labels.shape.is_compatible_with(logits.shape):

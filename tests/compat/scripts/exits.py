@@ -20,8 +20,8 @@ if what == "raise":
         raise KeyError("boom")
     inner()
 if what == "missing":
-    tf.contrib.factorization.KMeansClustering
+    tf.contrib.gan.gan_model
 if what == "missing_import":
-    from tensorflow.contrib import factorization  # noqa: F401
+    from tensorflow.contrib import gan  # noqa: F401
 if what == "eager":
     tf.enable_eager_execution()

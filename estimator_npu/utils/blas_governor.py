@@ -26,7 +26,6 @@ and it stays (they cost a few slower calls at growing intervals). Without thread
 import os
 import time
 
-from estimator_npu.engine import threads
 from estimator_npu.utils.logging import logger
 
 MIN_SECONDS = 5e-4
@@ -135,8 +134,11 @@ def _decide_enabled():
         return False
     if any(os.environ.get(k, "").strip() for k in EXPLICIT):
         return False
-    if threads.num_threads() <= 1:
-        return False
+    try:
+        if len(os.sched_getaffinity(0)) <= 1:
+            return False
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        pass
     try:
         from threadpoolctl import ThreadpoolController
         blas = list(ThreadpoolController().select(user_api="blas").lib_controllers)

@@ -1,9 +1,9 @@
-"""engine.governor: BLAS thread counts that follow the machine's load."""
+"""utils.blas_governor: BLAS thread counts that follow the machine's load."""
 import numpy as np
 import pytest
 
 import estimator_npu as tf
-from estimator_npu.engine import governor
+from estimator_npu.utils import blas_governor as governor
 
 
 class Clock:
