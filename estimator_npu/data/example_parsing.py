@@ -228,6 +228,9 @@ def _parse_example_kernel(op, ctx):
         nm = _strings(names[0])[0] if names else None
         nm = [n.decode() if isinstance(n, bytes) else n for n in nm] if nm else None
         out = parse_examples(records, dense, sparse, nm, batched)
+        ns = len(sparse)
+        if ns > 1:  # (indices, values, shape) per feature -> TF's output order
+            out = [out[3 * i + j] for j in range(3) for i in range(ns)] + out[3 * ns:]
         return out[0] if len(out) == 1 else tuple(out)
     return run
 
@@ -248,11 +251,12 @@ def _build(serialized, features, names, batched, what, name):
                          f"{serialized.shape}")
     n = dims[0] if batched and dims is not None else None
     lead = (n,) if batched else ()
-    specs = []
-    for _, dt in sparse:
-        r = 2 if batched else 1
-        specs += [(dtypes.int64, TensorShape([None, r])), (dt, TensorShape([None])),
-                  (dtypes.int64, TensorShape([r]))]
+    # outputs in TF's order: every sparse feature's indices, then their values, then their
+    # dense shapes, then the dense features
+    r = 2 if batched else 1
+    specs = [(dtypes.int64, TensorShape([None, r])) for _ in sparse] + \
+        [(dt, TensorShape([None])) for _, dt in sparse] + \
+        [(dtypes.int64, TensorShape([r])) for _ in sparse]
     for d in dense:
         shape = lead + ((None,) if d.sequence else ()) + d.shape
         specs.append((d.dtype, TensorShape(list(shape))))
@@ -264,8 +268,9 @@ def _build(serialized, features, names, batched, what, name):
                  name=name or "ParseExample")
     outs = list(op.outputs)
     result = {}
+    ns = len(sparse)
     for i, (key, _) in enumerate(sparse):
-        result[key] = SparseTensor(*outs[3 * i:3 * i + 3])
+        result[key] = SparseTensor(outs[i], outs[ns + i], outs[2 * ns + i])
     for d, t in zip(dense, outs[3 * len(sparse):]):
         result[d.key] = t
     return result

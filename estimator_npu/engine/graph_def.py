@@ -129,6 +129,58 @@ def _input_name(t):
     return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
 
 
+def _tf_parse_example(op):
+    """Whether ``op`` (our ParseExample) is written as TF1's ``ParseExample`` op: batched,
+    without sequence features (TF writes those with other ops)."""
+    a = op.attrs
+    return a.get("batched", True) and not any(d.sequence for d in a["dense"])
+
+
+def _string_const(name, value):
+    n = pb.NodeDef(name=name, op="Const")
+    n.attr["value"].tensor.CopyFrom(make_tensor_proto(np.array(value, dtype=object)))
+    n.attr["dtype"].type = 7
+    return n
+
+
+def _parse_example_nodes(op):
+    """TF1's ``ParseExample``: inputs serialized, names, the sparse keys, the dense keys and
+    the dense defaults (an empty tensor for a required feature) as ``Const`` nodes; attrs
+    ``Nsparse``, ``Ndense``, ``sparse_types``, ``Tdense``, ``dense_shapes``."""
+    a = op.attrs
+    dense, sparse = a["dense"], a["sparse"]
+    extra = []
+    inputs = [_input_name(op.inputs[0])]
+    if len(op.inputs) > 1:
+        inputs.append(_input_name(op.inputs[1]))
+    else:
+        extra.append(_string_const(op.name + "/names", np.zeros((0,), object)))
+        inputs.append(extra[-1].name)
+    for i, (key, _) in enumerate(sparse):
+        extra.append(_string_const(f"{op.name}/key_{key}", key.encode()))
+        inputs.append(extra[-1].name)
+    for d in dense:
+        extra.append(_string_const(f"{op.name}/key_{d.key}", d.key.encode()))
+        inputs.append(extra[-1].name)
+    for d in dense:
+        value = d.default if d.default is not None else np.zeros((0,), d.dtype.np
+                                                                  if d.dtype.name != "string"
+                                                                  else object)
+        c = pb.NodeDef(name=f"{op.name}/default_{d.key}", op="Const")
+        c.attr["value"].tensor.CopyFrom(make_tensor_proto(np.asarray(value)))
+        c.attr["dtype"].type = dtype_enum(d.dtype)
+        extra.append(c)
+        inputs.append(c.name)
+    node = pb.NodeDef(name=op.name, op="ParseExample", device=op.device or "")
+    node.input.extend(inputs + ["^" + c.name for c in op.control_inputs])
+    node.attr["Nsparse"].i, node.attr["Ndense"].i = len(sparse), len(dense)
+    node.attr["sparse_types"].list.type.extend(dtype_enum(dt) for _, dt in sparse)
+    node.attr["Tdense"].list.type.extend(dtype_enum(d.dtype) for d in dense)
+    for d in dense:
+        node.attr["dense_shapes"].list.shape.add().CopyFrom(shape_proto(list(d.shape)))
+    return extra + [node]
+
+
 def _attr(value):
     a = pb.AttrValue()
     if isinstance(value, bool):
@@ -219,6 +271,8 @@ def op_to_nodes(op):
         nodes = _random_nodes(op)
         if nodes is not None:
             return nodes
+    if op.type == "ParseExample" and _tf_parse_example(op):
+        return _parse_example_nodes(op)
     node = pb.NodeDef(name=op.name, op=op.type, device=op.device or "")
     extra = []
     inputs = [_input_name(t) for t in op.inputs]

@@ -153,12 +153,35 @@ def _builders():
         return _Outputs(y, x[3], x[4])
     for t in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
         b[t] = fused_bn
+    b["ParseExample"] = _parse_example
     for t, fn in [("MaxPool", pool_ops.max_pool), ("AvgPool", pool_ops.avg_pool)]:
         b[t] = (lambda f: lambda n, x, name: f(
             x[0], ksize=_attr(n, "ksize"), strides=_attr(n, "strides"),
             padding=_attr(n, "padding"), data_format=_attr(n, "data_format", "NHWC"),
             name=name))(fn)
     return b
+
+
+def _parse_example(n, x, name):
+    """TF1's ``ParseExample`` (keys and defaults as ``Const`` inputs) as this engine's
+    parse_example, its outputs in TF's order (all sparse indices, values, shapes, then the
+    dense values)."""
+    from estimator_npu.data.example_parsing import parse_example
+    from estimator_npu.utils.feature_specs import FixedLenFeature, VarLenFeature
+    ns, nd = _attr(n, "Nsparse", 0), _attr(n, "Ndense", 0)
+    keys = [_const_value(t, "ParseExample's keys").item() for t in x[2:2 + ns + nd]]
+    keys = [k.decode() if isinstance(k, bytes) else str(k) for k in keys]
+    stypes = [gdef.enum_dtype(v) for v in n.attr["sparse_types"].list.type]
+    dtypes_ = [gdef.enum_dtype(v) for v in n.attr["Tdense"].list.type]
+    shapes = [gdef.proto_shape(p).as_list() for p in n.attr["dense_shapes"].list.shape]
+    spec = {k: VarLenFeature(t) for k, t in zip(keys[:ns], stypes)}
+    for k, t, shp, d in zip(keys[ns:], dtypes_, shapes, x[2 + ns + nd:]):
+        default = _const_value(d, "ParseExample's dense_defaults")
+        spec[k] = FixedLenFeature(shp, t, default if default.size else None)
+    out = parse_example(x[0], spec, name=name)
+    sparse = [out[k] for k in keys[:ns]]
+    return _Outputs(*([s.indices for s in sparse] + [s.values for s in sparse] +
+                      [s.dense_shape for s in sparse] + [out[k] for k in keys[ns:]]))
 
 
 _CACHE = {}

@@ -118,8 +118,15 @@ def test_parsing_receiver_classify_signature_and_example_input(trained):
     assert cls.method_name == "tensorflow/serving/classify"
     assert sorted(cls.inputs) == ["inputs"] and sorted(cls.outputs) == ["classes", "scores"]
     assert cls.inputs["inputs"].name == "input_example_tensor:0"
-    # (our loader cannot rebuild ParseExample on import yet: real TF serves this export in
-    # test_real_tensorflow_loads_our_export)
+    examples = [tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(float_list=tf.train.FloatList(value=row))})).SerializeToString()
+        for row in x[:5]]
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        tf.saved_model.loader.load(sess, ["serve"], export_dir)
+        scores = sess.run(cls.outputs["scores"].name, {cls.inputs["inputs"].name: examples})
+    want = np.stack([p["probabilities"] for p in est.predict(
+        tf.estimator.inputs.numpy_input_fn({"x": x[:5]}, batch_size=5, shuffle=False))])
+    np.testing.assert_allclose(scores, want, rtol=1e-6)
 
 
 def test_export_errors_name_what_is_wrong(tmp_path):
