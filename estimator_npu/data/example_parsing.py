@@ -23,6 +23,7 @@ from estimator_npu.core.example import example_pb2
 from estimator_npu.data import example_fastpath
 from estimator_npu.data.sparse import SparseTensor
 from estimator_npu.engine import dtypes
+from estimator_npu.engine import graph_def as gdef
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import TensorShape
@@ -285,6 +286,33 @@ def parse_example(serialized, features, name=None, example_names=None):
 def parse_single_example(serialized, features, name=None, example_names=None):
     """``tf.io.parse_single_example``: parses one serialized Example (a scalar)."""
     return _build(serialized, features, example_names, False, "parse_single_example", name)
+
+
+def _import_parse_example(n, x, name):
+    """``import_graph_def``'s builder of TF1's ``ParseExample`` node (keys and defaults as
+    ``Const`` inputs): this module's op, its outputs in TF's order."""
+    def const(t, what):
+        if t.op.type != "Const":
+            raise ValueError(f"import_graph_def: ParseExample's {what} must be a constant, "
+                             f"got {t.name} ({t.op.type})")
+        return np.asarray(t.op.attrs["value"])
+    ns, nd = n.attr["Nsparse"].i, n.attr["Ndense"].i
+    keys = [const(t, "keys").item() for t in x[2:2 + ns + nd]]
+    keys = [k.decode() if isinstance(k, bytes) else str(k) for k in keys]
+    stypes = [gdef.enum_dtype(v) for v in n.attr["sparse_types"].list.type]
+    tdense = [gdef.enum_dtype(v) for v in n.attr["Tdense"].list.type]
+    shapes = [gdef.proto_shape(p).as_list() for p in n.attr["dense_shapes"].list.shape]
+    spec = {k: VarLenFeature(t) for k, t in zip(keys[:ns], stypes)}
+    for k, t, shp, d in zip(keys[ns:], tdense, shapes, x[2 + ns + nd:]):
+        default = const(d, "dense_defaults")
+        spec[k] = FixedLenFeature(shp, t, default if default.size else None)
+    out = parse_example(x[0], spec, name=name)
+    sparse = [out[k] for k in keys[:ns]]
+    return ([s.indices for s in sparse] + [s.values for s in sparse] +
+            [s.dense_shape for s in sparse] + [out[k] for k in keys[ns:]])
+
+
+gdef.IMPORT_BUILDERS["ParseExample"] = _import_parse_example
 
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",

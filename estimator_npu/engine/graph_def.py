@@ -228,6 +228,11 @@ def _const_node(name, value, dtype=np.int32):
 
 
 # our random ops with their scale folded in -> TF's raw op and the two attrs scaling it
+# import_graph_def's builders of node types that families above the engine define:
+# ``IMPORT_BUILDERS[op] = fn(node_def, input_tensors, name)`` returning a tensor, an op, or
+# a list of tensors standing for the node's outputs (registered by those families)
+IMPORT_BUILDERS = {}
+
 _RANDOM = {"RandomUniform": ("RandomUniform", "minval", "maxval"),
            "RandomNormal": ("RandomStandardNormal", "mean", "stddev"),
            "TruncatedNormal": ("TruncatedNormal", "mean", "stddev")}
@@ -265,8 +270,28 @@ def _random_nodes(op):
     return nodes + [mul, add]
 
 
+def _uniform_like_nodes(op):
+    """Our ``RandomUniformLike`` (dropout's noise) as TF writes it: ``Shape`` of the input
+    feeding a ``RandomUniform`` under the op's name."""
+    x = op.inputs[0]
+    shape = pb.NodeDef(name=op.name + "/Shape", op="Shape", input=[_input_name(x)],
+                       device=op.device or "")
+    shape.attr["T"].type = dtype_enum(x.dtype)
+    shape.attr["out_type"].type = 3
+    node = pb.NodeDef(name=op.name, op="RandomUniform", input=[shape.name],
+                      device=op.device or "")
+    node.input.extend("^" + c.name for c in op.control_inputs)
+    seeds = op.attrs.get("seed2") or (0, 0)
+    node.attr["T"].type = 3
+    node.attr["dtype"].type = dtype_enum(x.dtype)
+    node.attr["seed"].i, node.attr["seed2"].i = int(seeds[0]), int(seeds[1])
+    return [shape, node]
+
+
 def op_to_nodes(op):
     """The ``NodeDef``s (an added ``Const`` first where TF has an input) of ``op``."""
+    if op.type == "RandomUniformLike":
+        return _uniform_like_nodes(op)
     if op.type in _RANDOM:
         nodes = _random_nodes(op)
         if nodes is not None:
@@ -297,6 +322,14 @@ def op_to_nodes(op):
     elif op.type == "Placeholder":
         node.attr["dtype"].type = dtype_enum(attrs["dtype"])
         node.attr["shape"].shape.CopyFrom(shape_proto(attrs["shape"]))
+    elif op.type == "Select":
+        c, x, y = (t.shape for t in op.inputs)
+        if not (c.ndims == 0 or c.is_fully_defined() and c == x and x == y):
+            node.op = "SelectV2"  # numpy-style broadcasting, as this engine's Select does
+        node.attr["T"].type = dtype_enum(op.inputs[1].dtype)
+    elif op.type == "PlaceholderWithDefault":
+        node.attr["dtype"].type = dtype_enum(op.outputs[0].dtype)
+        node.attr["shape"].shape.CopyFrom(shape_proto(op.outputs[0].shape))
     elif op.type == "Cast":
         node.attr["SrcT"].type = dtype_enum(t0)
         node.attr["DstT"].type = dtype_enum(attrs["dtype"])

@@ -44,7 +44,7 @@ def _spatial(node):
 
 def _builders():
     from estimator_npu.engine.ops import (array_ops, conv_ops, core, math_ops, nn_ops,
-                                          pool_ops, reduction_ops)
+                                          pool_ops, random_ops, reduction_ops)
     b = {}
 
     def unary(fn):
@@ -99,8 +99,34 @@ def _builders():
                   ("StopGradient", core.stop_gradient)]:
         b[t] = unary(fn)
     for t, fn in [("Pow", math_ops.pow), ("Equal", math_ops.equal), ("Less", math_ops.less),
-                  ("Greater", math_ops.greater)]:
+                  ("Greater", math_ops.greater), ("GreaterEqual", math_ops.greater_equal),
+                  ("LessEqual", math_ops.less_equal), ("NotEqual", math_ops.not_equal),
+                  ("LogicalAnd", math_ops.logical_and), ("LogicalOr", math_ops.logical_or),
+                  ("FloorDiv", math_ops.floordiv), ("FloorMod", math_ops.floormod),
+                  ("SquaredDifference", math_ops.squared_difference)]:
         b[t] = binary(fn)
+    for t, fn in [("LogicalNot", math_ops.logical_not), ("Sign", math_ops.sign),
+                  ("Ceil", math_ops.ceil), ("Round", math_ops.round),
+                  ("Reciprocal", math_ops.reciprocal), ("Sin", math_ops.sin),
+                  ("Cos", math_ops.cos), ("Log1p", math_ops.log1p)]:
+        b[t] = unary(fn)
+    def random(fn, like=None):
+        # TF's (seed, seed2) pair: the op-level seed2 picks the stream here (values differ
+        # from TF's generator either way). The shape: a Const, or (dropout's noise) the
+        # Shape of a tensor of the same dtype
+        def build(n, x, name):
+            seed, dt, shape = _attr(n, "seed2", 0) or None, _attr(n, "dtype"), x[0]
+            if like is not None and shape.op.type == "Shape" and \
+                    shape.op.inputs[0].dtype == dt:
+                return like(shape.op.inputs[0], seed=seed, name=name)
+            return fn(_const_value(shape, f"{n.op}'s shape").tolist(), dtype=dt, seed=seed,
+                      name=name)
+        return build
+    b["RandomUniform"] = random(random_ops.random_uniform, random_ops.random_uniform_like)
+    b["RandomStandardNormal"] = random(random_ops.random_normal)
+    b["TruncatedNormal"] = random(random_ops.truncated_normal)
+    for t in ("Select", "SelectV2"):
+        b[t] = lambda n, x, name: array_ops.where(x[0], x[1], x[2], name=name)
     b["LeakyRelu"] = lambda n, x, name: nn_ops.leaky_relu(x[0], _attr(n, "alpha", 0.2),
                                                           name=name)
     b["PlaceholderWithDefault"] = lambda n, x, name: core.placeholder_with_default(
@@ -153,35 +179,13 @@ def _builders():
         return _Outputs(y, x[3], x[4])
     for t in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
         b[t] = fused_bn
-    b["ParseExample"] = _parse_example
+    b.update(gdef.IMPORT_BUILDERS)  # node types defined above the engine (ParseExample)
     for t, fn in [("MaxPool", pool_ops.max_pool), ("AvgPool", pool_ops.avg_pool)]:
         b[t] = (lambda f: lambda n, x, name: f(
             x[0], ksize=_attr(n, "ksize"), strides=_attr(n, "strides"),
             padding=_attr(n, "padding"), data_format=_attr(n, "data_format", "NHWC"),
             name=name))(fn)
     return b
-
-
-def _parse_example(n, x, name):
-    """TF1's ``ParseExample`` (keys and defaults as ``Const`` inputs) as this engine's
-    parse_example, its outputs in TF's order (all sparse indices, values, shapes, then the
-    dense values)."""
-    from estimator_npu.data.example_parsing import parse_example
-    from estimator_npu.utils.feature_specs import FixedLenFeature, VarLenFeature
-    ns, nd = _attr(n, "Nsparse", 0), _attr(n, "Ndense", 0)
-    keys = [_const_value(t, "ParseExample's keys").item() for t in x[2:2 + ns + nd]]
-    keys = [k.decode() if isinstance(k, bytes) else str(k) for k in keys]
-    stypes = [gdef.enum_dtype(v) for v in n.attr["sparse_types"].list.type]
-    dtypes_ = [gdef.enum_dtype(v) for v in n.attr["Tdense"].list.type]
-    shapes = [gdef.proto_shape(p).as_list() for p in n.attr["dense_shapes"].list.shape]
-    spec = {k: VarLenFeature(t) for k, t in zip(keys[:ns], stypes)}
-    for k, t, shp, d in zip(keys[ns:], dtypes_, shapes, x[2 + ns + nd:]):
-        default = _const_value(d, "ParseExample's dense_defaults")
-        spec[k] = FixedLenFeature(shp, t, default if default.size else None)
-    out = parse_example(x[0], spec, name=name)
-    sparse = [out[k] for k in keys[:ns]]
-    return _Outputs(*([s.indices for s in sparse] + [s.values for s in sparse] +
-                      [s.dense_shape for s in sparse] + [out[k] for k in keys[ns:]]))
 
 
 _CACHE = {}
@@ -314,6 +318,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         controls = [tensor(i) for i in n.input if i.startswith("^")]
         with g.name_scope(None), g.control_dependencies(controls):
             out = _CACHE[n.op](n, data, full)
+        if isinstance(out, (list, tuple)):   # several ops standing for one node's outputs
+            out = _Outputs(*out)
         built[n.name] = out if isinstance(out, _Outputs) else getattr(out, "op", out)
 
     with g.name_scope(None):

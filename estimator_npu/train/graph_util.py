@@ -69,4 +69,45 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
     return out
 
 
-__all__ = ["convert_variables_to_constants", "extract_sub_graph"]
+def remove_training_nodes(input_graph, protected_nodes=None):
+    """An inference ``GraphDef`` without ``CheckNumerics`` nodes and with ``Identity``
+    nodes spliced out (their consumers read the Identity's input instead), as TF1's does.
+
+    Kept: nodes in ``protected_nodes``, Identities that have control inputs and those that
+    are a control input of another node (removing either could change what runs first).
+    """
+    protected = set(protected_nodes or ())
+    dropped = {n.name for n in input_graph.node
+               if n.op == "CheckNumerics" and n.name not in protected}
+    nodes = [n for n in input_graph.node if n.name not in dropped]
+    controlled, control_sources = set(), set()
+    for n in nodes:
+        for i in n.input:
+            if i.startswith("^"):
+                control_sources.add(i[1:])
+                controlled.add(n.name)
+    splice = {n.name: n.input[0] for n in nodes
+              if n.op == "Identity" and n.input and n.name not in protected
+              and n.name not in controlled and n.name not in control_sources}
+    out = pb.GraphDef()
+    out.versions.CopyFrom(input_graph.versions)
+    for n in nodes:
+        if n.name in splice:
+            continue
+        new = out.node.add()
+        new.CopyFrom(n)
+        del new.input[:]
+        for i in n.input:
+            if _node_name(i) in dropped:
+                continue
+            control = i.startswith("^")
+            while True:
+                name = _node_name(i)
+                if name not in splice or not control and i not in (name, name + ":0"):
+                    break
+                i = "^" + _node_name(splice[name]) if control else splice[name]
+            new.input.append(i)
+    return out
+
+
+__all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes"]
