@@ -207,6 +207,7 @@ class Session:
         self._closed = False
         self._context = None
         self.precision_mode = _precision_mode(config)
+        self.float_status = precision.FloatStatus()  # the overflow register (saturation)
         self.compile_count = 0
         self.sess_str = target
 
@@ -302,6 +303,7 @@ class Session:
             plan.check_initialized()
         # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
         token = _errstate.ignore()
+        self.float_status.overflow = False  # each run starts with a clear overflow register
         try:
             out = plan.fn(*args)
         except Exception as exc:  # noqa: BLE001 - re-raised with the failing op named
