@@ -19,3 +19,4 @@ from estimator_npu.engine.ops.nn_extra_ops import (convolution, depthwise_conv2d
 from estimator_npu.engine.ops.composites import (atrous_conv2d, conv1d, crelu,  # noqa: F401
                                                  log_sigmoid, relu_layer, selu, softsign,
                                                  swish, weighted_cross_entropy_with_logits)
+from estimator_npu.layers.fused_batch_norm import fused_batch_norm  # noqa: F401,E402

@@ -167,8 +167,10 @@ def test_core_line_budget(layer):
     # (must be seen by engine.gradients), run-time k/shape for top_k/scatter_nd; TF1's
     # custom_getter, tensor-valued random-op arguments (issue 12, public-script corpus).
     # import_graph_def moved to train/ (issue 16's kernels stay in). Next round: move
-    # image_ops/composites above the engine.
-    budget = {"engine": 11800, "device": 1200, "hooks": 2500}[layer]
+    # image_ops/composites above the engine. 11800 -> 11950 (issue 12, ModelZoo corpus):
+    # TF1's Dimension objects in TensorShape.dims, the fp16 saturation mode and overflow
+    # register of Atlas training NPUs (precision rewrite), VariableScope's TF1 setters.
+    budget = {"engine": 11950, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -44,7 +44,7 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     dt = sp_input.dtype
     if default_value is None:
         default_value = b"" if dt == dtypes.string else 0
-    rank = sp_input.dense_shape.shape.dims
+    rank = sp_input.dense_shape.shape.values
     shape = TensorShape(None if rank is None or rank[0] is None else [None] * rank[0])
     return make_tensor("SparseToDense", [sp_input.indices, sp_input.values,
                                          sp_input.dense_shape], dt, shape,

@@ -41,7 +41,7 @@ class _FeedConverter:
     def __init__(self, tensor):
         self.tensor = tensor
         self.np_dtype = tensor.dtype.np
-        self.dims = tensor.shape.dims
+        self.dims = tensor.shape.values
         self.label = (f"placeholder '{tensor.op.name}'" if tensor.op.type == "Placeholder"
                       else f"tensor '{tensor.name}'")
 

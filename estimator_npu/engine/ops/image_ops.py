@@ -94,7 +94,7 @@ OPS.define("ResizeGrad", kernel=_resize_grad_kernel,
 def _resize(x, attrs, name=None):
     shape = None
     if x.shape.ndims is not None:
-        shape = list(x.shape.dims[:-3]) + list(attrs["size"]) + [x.shape[-1]]
+        shape = list(x.shape.values[:-3]) + list(attrs["size"]) + [x.shape[-1]]
     dt = x.dtype if attrs["method"] == "nearest" or x.dtype.is_floating and \
         x.dtype != dtypes.float16 else dtypes.float32
     return make_tensor("Resize", [x], dt, shape, attrs, name=name)

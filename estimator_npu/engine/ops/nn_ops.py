@@ -179,7 +179,7 @@ def _xent_shapes(labels, logits, op_name):
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"{op_name}: labels shape {labels.shape} and logits shape "
                          f"{logits.shape} must be the same")
-    return TensorShape(logits.shape.dims[:-1]) if logits.shape.ndims else TensorShape(None)
+    return TensorShape(logits.shape.values[:-1]) if logits.shape.ndims else TensorShape(None)
 
 
 def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None):
