@@ -5,7 +5,6 @@ estimator_npu has no ``tf.keras`` models yet (only ``tf.keras.datasets``), so th
 validates its arguments as the adapter does and then raises the "does not implement (yet)"
 error; write the network as an Estimator ``model_fn`` (``tf.layers``) instead.
 """
-from estimator_npu.compat.missing import NotImplementedName
 
 
 def model_to_npu_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
@@ -13,7 +12,7 @@ def model_to_npu_estimator(keras_model=None, keras_model_path=None, custom_objec
                            job_start_file=""):
     """Raises: ValueError for the adapter's argument errors (neither or both of
     ``keras_model`` / ``keras_model_path``, a bad ``checkpoint_format``); otherwise
-    ``NotImplementedName`` (an ``AttributeError``): Keras models are not implemented."""
+    ``NotImplementedError``: Keras models are not implemented."""
     if not (keras_model or keras_model_path):
         raise ValueError("Either `keras_model` or `keras_model_path` needs to be provided.")
     if keras_model and keras_model_path:
@@ -22,8 +21,10 @@ def model_to_npu_estimator(keras_model=None, keras_model_path=None, custom_objec
     if checkpoint_format not in (None, "checkpoint", "saver"):
         raise ValueError(f'Checkpoint format must be one of "checkpoint" or "saver". '
                          f"Got {checkpoint_format}")
-    raise NotImplementedName(
-        "npu_bridge.estimator.npu.keras_to_npu.model_to_npu_estimator (tf.keras models)")
+    raise NotImplementedError(
+        "estimator_npu does not implement npu_bridge.estimator.npu.keras_to_npu."
+        "model_to_npu_estimator (tf.keras models) (yet); docs/porting.md lists what is "
+        "supported")
 
 
 __all__ = ["model_to_npu_estimator"]

@@ -6,7 +6,6 @@ import pytest
 
 import estimator_npu as tf
 from estimator_npu import compat
-from estimator_npu.compat.missing import NotImplementedName
 from estimator_npu.npu.keras_to_npu import model_to_npu_estimator
 from estimator_npu.npu.npu_rnn import npu_dynamic_rnn
 
@@ -53,7 +52,7 @@ def test_model_to_npu_estimator_checks_arguments_then_says_not_implemented():
         model_to_npu_estimator(keras_model=object(), keras_model_path="m.h5")
     with pytest.raises(ValueError, match="Checkpoint format"):
         model_to_npu_estimator(keras_model=object(), checkpoint_format="h5")
-    with pytest.raises(NotImplementedName, match="does not implement .*model_to_npu_estimator"):
+    with pytest.raises(NotImplementedError, match="does not implement .*model_to_npu_estimator"):
         model_to_npu_estimator(keras_model=object())
 
 
