@@ -86,3 +86,31 @@ def test_tf_slim_fused_batch_norm_on_4d_input():
         np.testing.assert_allclose(mean_after, 0.1 * m, rtol=1e-5)
     finally:
         compat.uninstall()
+
+
+def test_resize_images_with_a_size_computed_in_the_graph():
+    """ShuffleNetV2's eval pipeline resizes to ``[tf.cast(h * r, tf.int32), ...]``: the
+    size is read when the op runs; values and gradients equal the static-size resize."""
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((5, 7, 2)).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, None, 2])
+    h = tf.cast(tf.cast(tf.shape(x)[0], tf.float32) * 1.6, tf.int32)
+    w = tf.cast(tf.cast(tf.shape(x)[1], tf.float32) * 0.5, tf.int32)
+    dyn = tf.image.resize_images(x, [h, w])
+    static = tf.image.resize_images(x, [8, 3])
+    near = tf.image.resize_images(x, [h, w], method=tf.image.ResizeMethod.NEAREST_NEIGHBOR)
+    near_static = tf.image.resize_images(x, [8, 3],
+                                         method=tf.image.ResizeMethod.NEAREST_NEIGHBOR)
+    assert dyn.shape.as_list() == [None, None, 2]
+    wts = tf.constant(rng.standard_normal((8, 3, 2)).astype(np.float32))
+    g_dyn, = tf.gradients(tf.reduce_sum(dyn * wts), [x])
+    g_static, = tf.gradients(tf.reduce_sum(static * wts), [x])
+    with tf.Session() as sess:
+        a, b, c, d, ga, gb = sess.run([dyn, static, near, near_static, g_dyn, g_static],
+                                      {x: xs})
+    assert a.shape == (8, 3, 2)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(c, d)
+    np.testing.assert_allclose(ga, gb, rtol=1e-6)
+    with pytest.raises(ValueError, match="size must be 2 ints"):
+        tf.image.resize_images(x, tf.placeholder(tf.float32, [2]))
