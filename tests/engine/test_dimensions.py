@@ -114,3 +114,9 @@ def test_resize_images_with_a_size_computed_in_the_graph():
     np.testing.assert_allclose(ga, gb, rtol=1e-6)
     with pytest.raises(ValueError, match="size must be 2 ints"):
         tf.image.resize_images(x, tf.placeholder(tf.float32, [2]))
+
+
+def test_top_level_tf1_names():
+    assert tf.Dimension(None).value is None and tf.Dimension(6) == 6
+    assert tf.dimension_value(tf.TensorShape([None, 4]).dims[1]) == 4
+    assert tf.dimension_at_index(tf.TensorShape([None, 4]), 0).value is None
