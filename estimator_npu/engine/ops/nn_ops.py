@@ -488,8 +488,11 @@ def in_top_k(predictions, targets, k, name=None):
 
 
 def _in_top_k(p, t, k):
-    target = np.take_along_axis(p, np.asarray(t)[:, None], axis=1)
-    return (p > target).sum(axis=1) < k
+    # As TF's kernel: False for a row with a non-finite prediction or an out-of-range target.
+    t = np.asarray(t)
+    valid = (t >= 0) & (t < p.shape[1])
+    target = np.take_along_axis(p, np.where(valid, t, 0)[:, None], axis=1)
+    return valid & np.isfinite(p).all(axis=1) & ((p > target).sum(axis=1) < k)
 
 
 OPS.define("InTopK", kernel=with_attrs(_in_top_k, "k"), grad=NOT_DIFFERENTIABLE)
