@@ -71,7 +71,8 @@ from estimator_npu.engine.ops.state_ops import (Variable, assign, assign_add,  #
                                                 trainable_variables, variables_initializer)
 from estimator_npu.engine.session import (InteractiveSession, Session,  # noqa: F401
                                           get_default_session)
-from estimator_npu.engine.shape import TensorShape  # noqa: F401
+from estimator_npu.engine.shape import (Dimension, TensorShape,  # noqa: F401
+                                        dimension_at_index, dimension_value)
 from estimator_npu.engine.variable_scope import (AUTO_REUSE, VariableScope,  # noqa: F401
                                                  get_local_variable, get_variable,
                                                  get_variable_scope, variable_scope)

@@ -26,3 +26,4 @@ from estimator_npu.sampling.samplers import (all_candidate_sampler,  # noqa: F40
                                              log_uniform_candidate_sampler,
                                              uniform_candidate_sampler)
 from estimator_npu.sampling.sampled_losses import nce_loss, sampled_softmax_loss  # noqa
+from estimator_npu.layers.fused_batch_norm import fused_batch_norm  # noqa: F401,E402

@@ -170,9 +170,12 @@ def test_core_line_budget(layer):
     # custom_getter, tensor-valued random-op arguments (issue 12, public-script corpus).
     # import_graph_def moved to train/ (issue 16's kernels stay in). Next round: move
     # image_ops/composites above the engine.
-    # 11800 -> 11950: TF's encoding of random ops in GraphDefs (real TF loads our
-    # SavedModels), TF 0.x call errors and the sampled losses' hooks in nn/array ops (12).
-    budget = {"engine": 11950, "device": 1200, "hooks": 2500}[layer]
+    # 11800 -> 12200, issue 12 and 13: TF1's Dimension objects in TensorShape.dims, the
+    # fp16 saturation mode and overflow register of Atlas training NPUs, VariableScope's
+    # TF1 setters (ModelZoo corpus); TF's encoding of random ops, Select and
+    # PlaceholderWithDefault in GraphDefs (real TF loads our SavedModels and frozen graphs),
+    # TF 0.x call errors and the sampled losses' hooks in nn/array ops.
+    budget = {"engine": 12200, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -157,7 +157,7 @@ def scalar_arg(name, value, minimum=1, allow=()):
         t = convert_to_tensor(value)
         if not t.dtype.is_integer:
             raise TypeError(f"{name} must be an integer tensor, got dtype {t.dtype.name}")
-        if t.shape.dims is not None and t.shape.dims != ():
+        if t.shape.values is not None and t.shape.values != ():
             raise ValueError(f"{name} must be a scalar, got a tensor of shape {t.shape}")
         return t
     value = validation.check_int(name, value)

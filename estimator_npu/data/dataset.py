@@ -153,7 +153,7 @@ class Dataset:
         batch_size = validation.check_positive_int("batch_size", batch_size)
         spec = self._node.spec
         if padded_shapes is None:
-            shapes = [TensorShape(None if s.dims is None else [None] * len(s.dims))
+            shapes = [TensorShape(None if s.values is None else [None] * len(s.values))
                       for s in spec.shapes]
         else:
             shapes = []

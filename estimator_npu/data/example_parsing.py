@@ -45,10 +45,10 @@ class _Dense:
         self.sequence = isinstance(spec, FixedLenSequenceFeature)
         self.allow_missing = self.sequence and bool(spec.allow_missing)
         shape = TensorShape(spec.shape)
-        if shape.dims is None or any(d is None for d in shape.dims):
+        if shape.values is None or any(d is None for d in shape.values):
             raise ValueError(f"Feature {key!r}: the shape of a {type(spec).__name__} must "
                              f"be fully defined, got {shape}")
-        self.shape = tuple(shape.dims)
+        self.shape = tuple(shape.values)
         self.default = None
         if spec.default_value is not None:
             d = np.asarray(spec.default_value, dtype=self.dtype.np)
@@ -245,7 +245,7 @@ def _build(serialized, features, names, batched, what, name):
     if serialized.dtype != dtypes.string:
         raise TypeError(f"{what}: `serialized` must be a tf.string tensor, got dtype "
                         f"{serialized.dtype.name}")
-    dims = serialized.shape.dims
+    dims = serialized.shape.values
     if dims is not None and len(dims) != (1 if batched else 0):
         raise ValueError(f"{what}: `serialized` must be a "
                          f"{'vector' if batched else 'scalar'}, got shape "

@@ -51,7 +51,7 @@ class Filenames:
         self.names = None
         if isinstance(filenames, Dataset):
             spec = filenames._node.spec
-            if spec.types != [dtypes.string] or spec.shapes[0].dims not in (None, ()):
+            if spec.types != [dtypes.string] or spec.shapes[0].values not in (None, ()):
                 raise TypeError(f"{what}: `filenames` must be a dataset of scalar strings, "
                                 f"got {filenames!r}")
             self.node = filenames._node
@@ -61,7 +61,7 @@ class Filenames:
             if t.dtype != dtypes.string:
                 raise TypeError(f"{what}: `filenames` must be a tf.string tensor, got "
                                 f"dtype {t.dtype.name}")
-            if t.shape.dims is not None and len(t.shape.dims) > 1:
+            if t.shape.values is not None and len(t.shape.values) > 1:
                 raise ValueError(f"{what}: `filenames` must be a scalar or a vector, got "
                                  f"shape {t.shape}")
             self.tensor = t

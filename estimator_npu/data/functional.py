@@ -146,7 +146,7 @@ class FilterNode(Node):
 
         def finish(result, graph):
             _, comps = _tensor_components(result, "filter", graph)
-            if len(comps) != 1 or not comps[0].dtype.is_bool or comps[0].shape.dims not in (
+            if len(comps) != 1 or not comps[0].dtype.is_bool or comps[0].shape.values not in (
                     None, ()):
                 got = ", ".join(f"{c.dtype.name} {c.shape}" for c in comps)
                 raise TypeError("filter: `predicate` must return a scalar boolean tensor, "

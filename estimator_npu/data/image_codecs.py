@@ -168,7 +168,7 @@ OPS.define("DecodeImage", kernel=_decode_kernel, grad=NOT_DIFFERENTIABLE)
 
 def _build_decode(kind, contents, channels, dtype, name, expand=True):
     x = convert_to_tensor(contents, dtype=dtypes.string)
-    if x.shape.dims is not None and x.shape.dims != ():
+    if x.shape.values is not None and x.shape.values != ():
         raise ValueError(f"decode_{kind}: `contents` must be a scalar string (one image), "
                          f"got shape {x.shape}")
     channels = 0 if channels is None else int(channels)

@@ -78,8 +78,8 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length
     if dt == dtypes.string:
         raise TypeError("decode_raw: out_type must be a numeric dtype, got string")
     n = None if fixed_length is None else fixed_length // dt.size
-    shape = TensorShape(None) if x.shape.dims is None else TensorShape(
-        list(x.shape.dims) + [n])
+    shape = TensorShape(None) if x.shape.values is None else TensorShape(
+        list(x.shape.values) + [n])
     return make_tensor("DecodeRaw", [x], dt, shape,
                        {"out_type": dt, "little_endian": bool(little_endian),
                         "fixed_length": fixed_length}, name=name or "DecodeRaw")

@@ -135,7 +135,7 @@ class TFRecordWriter:
         from estimator_npu.data.base import all_captures
         from estimator_npu.engine.ops.core import make_op
         spec = dataset._node.spec
-        if spec.types != [dtypes.string] or spec.shapes[0].dims not in (None, ()):
+        if spec.types != [dtypes.string] or spec.shapes[0].values not in (None, ()):
             raise TypeError(f"TFRecordWriter.write: the dataset must have scalar string "
                             f"elements, got types {dataset.output_types} and shapes "
                             f"{dataset.output_shapes}")

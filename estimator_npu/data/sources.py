@@ -41,7 +41,7 @@ class SlicesNode(Node):
             raise ValueError("from_tensor_slices needs at least one component")
         specs = [component_spec(c) for c in self._comps]
         for i, (_, shape) in enumerate(specs):
-            if shape.dims is not None and len(shape.dims) == 0:
+            if shape.values is not None and len(shape.values) == 0:
                 raise ValueError(f"from_tensor_slices: component {i} is a scalar; every "
                                  "component needs a first dimension to slice")
         self._check_lengths([s[1][0] for s in specs], ValueError)

@@ -44,7 +44,7 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     dt = sp_input.dtype
     if default_value is None:
         default_value = b"" if dt == dtypes.string else 0
-    rank = sp_input.dense_shape.shape.dims
+    rank = sp_input.dense_shape.shape.values
     shape = TensorShape(None if rank is None or rank[0] is None else [None] * rank[0])
     return make_tensor("SparseToDense", [sp_input.indices, sp_input.values,
                                          sp_input.dense_shape], dt, shape,
@@ -71,7 +71,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
     from estimator_npu.engine.graph import Tensor
     if isinstance(output_shape, Tensor):
         shape = output_shape
-        rank = shape.shape.dims[0] if shape.shape.ndims == 1 else None
+        rank = shape.shape.values[0] if shape.shape.ndims == 1 else None
         if rank is None:
             raise ValueError(f"sparse_to_dense: output_shape must be a vector of known "
                              f"length, got shape {shape.shape}")

@@ -67,7 +67,7 @@ class SparseBatchNode(Node):
         in_sparse = set()
         for gi, gv, gs in groups:
             in_sparse.update((gi, gv, gs))
-            rank = spec.shapes[gs].dims[0] if spec.shapes[gs].dims else None
+            rank = spec.shapes[gs].values[0] if spec.shapes[gs].values else None
             r = None if rank is None else rank + 1
             shapes[gi] = TensorShape([None, r])
             shapes[gv] = TensorShape([None])

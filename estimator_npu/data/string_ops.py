@@ -182,10 +182,10 @@ def join(inputs, separator="", name=None):
     ts = [_string_tensor(x, "join") for x in (inputs if isinstance(inputs, (list, tuple))
                                               else [inputs])]
     shape = TensorShape(None)
-    ranked = [t.shape for t in ts if t.shape.dims != ()]
+    ranked = [t.shape for t in ts if t.shape.values != ()]
     if not ranked:
         shape = TensorShape([])
-    elif all(s.dims is not None for s in ranked) and len({s.dims for s in ranked}) == 1:
+    elif all(s.values is not None for s in ranked) and len({s.values for s in ranked}) == 1:
         shape = ranked[0]
     return make_tensor("StringJoin", ts, dtypes.string, shape,
                        {"separator": as_bytes(separator)}, name=name or "StringJoin")
@@ -243,7 +243,7 @@ OPS.define("StringSplit", kernel=_split_kernel, grad=NOT_DIFFERENTIABLE)
 
 def _split(source, mode, sep, maxsplit, skip_empty, name):
     x = _string_tensor(source, "split")
-    if x.shape.dims is not None and len(x.shape.dims) > 1:
+    if x.shape.values is not None and len(x.shape.values) > 1:
         raise ValueError(f"split: `source` must be a scalar or a vector, got shape {x.shape}")
     op = make_op("StringSplit", [x], [(dtypes.int64, TensorShape([None, 2])),
                                       (dtypes.string, TensorShape([None])),

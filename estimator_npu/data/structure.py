@@ -230,25 +230,25 @@ def component_spec(c):
 def batched_shape(shape, size):
     """``shape`` with a leading batch dimension of ``size`` (``None`` when unknown)."""
     shape = as_shape(shape)
-    return TensorShape(None) if shape.dims is None else TensorShape((size,) + shape.dims)
+    return TensorShape(None) if shape.values is None else TensorShape((size,) + shape.values)
 
 
 def unbatched_shape(shape):
     shape = as_shape(shape)
-    return TensorShape(None) if shape.dims is None else TensorShape(shape.dims[1:])
+    return TensorShape(None) if shape.values is None else TensorShape(shape.values[1:])
 
 
 def most_specific_compatible(a, b):
     """The most specific shape compatible with both (dims that differ become unknown)."""
     a, b = as_shape(a), as_shape(b)
-    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
+    if a.values is None or b.values is None or len(a.values) != len(b.values):
         return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])
+    return TensorShape([x if x == y else None for x, y in zip(a.values, b.values)])
 
 
 def shape_matches(static, actual):
     """Whether a concrete shape tuple ``actual`` satisfies the static ``TensorShape``."""
-    dims = static.dims
+    dims = static.values
     if dims is None:
         return True
     return len(dims) == len(actual) and all(d is None or d == s for d, s in zip(dims, actual))

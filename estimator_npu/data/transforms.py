@@ -88,8 +88,8 @@ class PaddedBatchNode(_Unary):
         self._shapes = padded_shapes
         self._pads = padding_values
         for i, (want, have) in enumerate(zip(padded_shapes, node.spec.shapes)):
-            if want.dims is None or (have.dims is not None and len(have.dims) !=
-                                     len(want.dims)):
+            if want.values is None or (have.values is not None and len(have.values) !=
+                                     len(want.values)):
                 raise ValueError(f"padded_batch: padded shape {want} of component {i} must "
                                  f"have the rank of the element shape {have}")
         static = batch_size if drop_remainder else None
@@ -110,7 +110,7 @@ class PaddedBatchNode(_Unary):
                                                     self.spec.types)):
                 parts = [r[i] for r in rows]
                 dims = []
-                for d, w in enumerate(want.dims):
+                for d, w in enumerate(want.values):
                     longest = max(p.shape[d] for p in parts)
                     if w is not None and longest > w:
                         raise errors.InvalidArgumentError(

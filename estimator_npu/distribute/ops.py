@@ -147,9 +147,9 @@ def allgather(tensor, rank_size=None, group=WORLD_GROUP, name=None):
         raise ValueError(f"allgather: tensor {x.name} must have rank >= 1 (it is "
                          "concatenated along axis 0), got a scalar")
     shape = x.shape
-    if shape.dims is not None:
-        first = None if shape.dims[0] is None else shape.dims[0] * n
-        shape = TensorShape((first,) + shape.dims[1:])
+    if shape.values is not None:
+        first = None if shape.values[0] is None else shape.values[0] * n
+        shape = TensorShape((first,) + shape.values[1:])
     return make_tensor("HcomAllGather", [x], x.dtype, shape, name=name or "HcomAllGather")
 
 

@@ -44,7 +44,7 @@ def enum_dtype(num):
 
 def shape_proto(shape):
     shape = TensorShape(shape) if not isinstance(shape, TensorShape) else shape
-    if shape.dims is None:
+    if shape.values is None:
         return pb.TensorShapeProto(unknown_rank=True)
     return pb.TensorShapeProto(dim=[pb.TensorShapeProto.Dim(size=-1 if d is None else int(d))
                                     for d in shape.as_list()])

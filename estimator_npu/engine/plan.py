@@ -201,10 +201,12 @@ def choose_kernels(ctx, order, fed, bind, overrides=None):
         kernel = overrides[op] if op in overrides else opdef.kernel(op, ctx)
         if kernel is not None:
             steps.append(Step(op, kernel=kernel))
-    memo = precision.PlanMemo(fed)
+    status = getattr(ctx, "float_status", None)
+    memo = precision.PlanMemo(fed, status)
     for s in steps:  # the precision pass: one wrapper per kernel, in run order
         if s.kernel is not None:
-            s.kernel = precision.adapt_kernel(s.op, s.kernel, ctx.precision_mode, memo)
+            s.kernel = precision.adapt_kernel(s.op, s.kernel, ctx.precision_mode, memo,
+                                              status)
     return steps
 
 

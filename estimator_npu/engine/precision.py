@@ -51,7 +51,22 @@ rounded (the rewrite touches kernels, not variables). Cube ops on float16 tensor
 casts, as in seed 003) run in every mode with the float32 BLAS and one rounding of the
 result (``float16_via_fp32``); so do cube ops on bfloat16 tensors (with the optional
 ``ml_dtypes``).
+
+Overflow mode (``set_overflow_mode``, the adapter's ``npu_plugin.set_device_sat_mode``, or
+the environment variable ``INF_NAN_MODE_ENABLE=0|1`` at import):
+
+* ``"inf_nan"`` (the default; GPUs and Atlas A2 NPUs): an fp16 result past 65504 is
+  +-inf, as IEEE 754 says, and the loss-scale check sees the inf in the gradients.
+* ``"saturation"`` (Atlas training NPUs, the Ascend 910 the ModelZoo scripts were written
+  for, where it is the only mode): an overflowing fp16 input or result of the rewritten
+  ops is clamped to +-65504 and the session's ``FloatStatus`` (the device's overflow
+  register) is set. The loss-scale ops (``UnscaleGradients``, ``AllFinite``) read and
+  clear it, as ``npu_get_float_status`` / ``npu_clear_float_status`` do, so a step that
+  overflowed is still skipped although its gradients are finite. A script without loss
+  scaling whose gradients pass 65504 trains on clamped values instead of turning NaN.
 """
+import os
+
 import numpy as np
 
 FP16_OP_TYPES = frozenset({"MatMul", "BatchMatMul", "Conv2D", "Conv2DBackpropInput",
@@ -59,6 +74,42 @@ FP16_OP_TYPES = frozenset({"MatMul", "BatchMatMul", "Conv2D", "Conv2DBackpropInp
 FP16_MODES = frozenset({"allow_fp32_to_fp16", "allow_mix_precision", "force_fp16"})
 PRECISION_MODES = ("force_fp32", "allow_fp32_to_fp16", "allow_mix_precision",
                    "must_keep_origin_dtype", "force_fp16")
+
+OVERFLOW_MODES = ("inf_nan", "saturation")
+F16_MAX = 65504.0
+_mode = ["saturation" if os.environ.get("INF_NAN_MODE_ENABLE", "").strip() == "0"
+         else "inf_nan"]
+
+
+def set_overflow_mode(mode):
+    """Sets the process-wide fp16 overflow mode: ``"inf_nan"`` or ``"saturation"``."""
+    if mode not in OVERFLOW_MODES:
+        raise ValueError(f"overflow mode must be one of {OVERFLOW_MODES}, got {mode!r}")
+    _mode[0] = mode
+
+
+def overflow_mode():
+    """The process-wide fp16 overflow mode (see the module docstring)."""
+    return _mode[0]
+
+
+class FloatStatus:
+    """A session's overflow register: set when a saturating fp16 op clamps a value."""
+
+    __slots__ = ("overflow",)
+
+    def __init__(self):
+        self.overflow = False
+
+    def saturating(self):
+        return _mode[0] == "saturation"
+
+    def read_and_clear(self):
+        """Whether an fp16 op overflowed since the last read (then clears the flag)."""
+        hit = self.overflow
+        self.overflow = False
+        return hit
+
 
 _f16 = np.float16
 _f32 = np.float32
@@ -106,7 +157,7 @@ def scratch_for(n, work, uint=np.uint32):
     return work.reshape(-1)
 
 
-def _round_flat(x, out, work, t):
+def _round_flat(x, out, work, t, status=None):
     # x, out: 1-D of one float dtype; work: 1-D of the matching uint dtype, long enough.
     w = work[:x.size]
     m = w.view(x.dtype)
@@ -124,9 +175,12 @@ def _round_flat(x, out, work, t):
         np.subtract(out, m, out)
         np.multiply(out, t.up, out)                     # |r| >= 2**16 -> inf ...
         np.multiply(out, t.down, out)                   # ... others unchanged
+        if status is not None and status.saturating() and (np.abs(out) > F16_MAX).any():
+            status.overflow = True                      # clamp (NaN stays NaN)
+            np.clip(out, -F16_MAX, F16_MAX, out)
 
 
-def fp16_round_into(x, out, work=None):
+def fp16_round_into(x, out, work=None, status=None):
     """Writes ``x`` rounded to fp16 precision into ``out`` (see the module docstring).
 
     Args:
@@ -134,6 +188,8 @@ def fp16_round_into(x, out, work=None):
         out: a C-contiguous array of ``x``'s dtype and shape (may be ``x`` itself).
         work: optional scratch: an array of the unsigned int of ``x``'s item size with at
             least ``work_size(x.size)`` elements (allocated when None or smaller).
+        status: optional ``FloatStatus``; in saturation mode overflowing values are
+            clamped to +-65504 and the status is set (see the module docstring).
 
     Returns:
         ``out``.
@@ -146,14 +202,14 @@ def fp16_round_into(x, out, work=None):
     xf = x.reshape(-1)                                   # a copy only if x is strided
     of = out.reshape(-1)
     if n <= _WHOLE:
-        _round_flat(xf, of, work, t)
+        _round_flat(xf, of, work, t, status)
     else:
         for s in range(0, n, CHUNK):
-            _round_flat(xf[s:s + CHUNK], of[s:s + CHUNK], work, t)
+            _round_flat(xf[s:s + CHUNK], of[s:s + CHUNK], work, t, status)
     return out
 
 
-def fp16_round(x):
+def fp16_round(x, status=None):
     """Rounds a float array to the nearest fp16 value, returned as float32.
 
     Round to nearest even, with fp16's subnormals (multiples of 2**-24), overflow to
@@ -162,44 +218,45 @@ def fp16_round(x):
     a = np.asarray(x)
     if a.dtype != _f32 and a.dtype != _f64:
         a = a.astype(_f64)
-    out = fp16_round_into(a, np.empty(a.shape, a.dtype))
+    out = fp16_round_into(a, np.empty(a.shape, a.dtype), status=status)
     return out if out.dtype == _f32 else out.astype(_f32)
 
 
 class _Rounder:
     """Rounds the arrays of one argument position into a buffer reused across runs."""
 
-    __slots__ = ("out", "work")
+    __slots__ = ("out", "work", "status")
 
-    def __init__(self):
+    def __init__(self, status=None):
         self.out = None
         self.work = None
+        self.status = status  # the session's FloatStatus (saturation mode), or None
 
     def __call__(self, x):
         if x.dtype != _f32:
-            return fp16_round(x)
+            return fp16_round(x, self.status)
         out = self.out
         if out is None or out.shape != x.shape:
             out = self.out = np.empty(x.shape, _f32)
         work = self.work = scratch_for(x.size, self.work)
-        return fp16_round_into(x, out, work)
+        return fp16_round_into(x, out, work, self.status)
 
     def in_place(self, y):
         """Rounds a kernel's fresh float32 output in place."""
         if y.dtype != _f32 or not y.flags.writeable or not y.flags.c_contiguous:
-            return fp16_round(y)
+            return fp16_round(y, self.status)
         work = self.work = scratch_for(y.size, self.work)
-        return fp16_round_into(y, y, work)
+        return fp16_round_into(y, y, work, self.status)
 
 
-def _fresh_rounder(rounders, key):
+def _fresh_rounder(rounders, key, status=None):
     r = rounders.get(key)
     if r is None:
-        r = rounders[key] = _Rounder()
+        r = rounders[key] = _Rounder(status)
     return r
 
 
-def fp16_compute(kernel, float_args=None, sources=None):
+def fp16_compute(kernel, float_args=None, sources=None, status=None):
     """Wraps a float32 kernel so that it computes with fp16 inputs and outputs.
 
     Args:
@@ -209,9 +266,11 @@ def fp16_compute(kernel, float_args=None, sources=None):
         sources: optional ``{position: callable(array) -> rounded array}`` overriding how
             an input is rounded (``PlanMemo`` shares one rounding between kernels and skips
             inputs that are fp16 values already).
+        status: the session's ``FloatStatus``: in saturation mode overflowing inputs and
+            outputs are clamped to +-65504 and it is set.
     """
     rounders = {}
-    out_rounder = _Rounder()
+    out_rounder = _Rounder(status)
     fixed = dict(sources or {})
 
     def run(*args):
@@ -220,7 +279,7 @@ def fp16_compute(kernel, float_args=None, sources=None):
         for i in idx:
             src = fixed.get(i)
             if src is None:
-                src = fixed[i] = _fresh_rounder(rounders, i)
+                src = fixed[i] = _fresh_rounder(rounders, i, status)
             args[i] = src(args[i])
         # (Plans run with numpy's floating-point errors ignored: inf inputs may make NaN.)
         return out_rounder.in_place(np.asarray(kernel(*args)))
@@ -245,8 +304,9 @@ class PlanMemo:
     never assumed to hold fp16 values.
     """
 
-    def __init__(self, fed=()):
+    def __init__(self, fed=(), status=None):
         self.fed = frozenset(fed)
+        self.status = status
         self._rounded = {}   # tensor -> the _Rounder that rounds it first in this plan
         self._exact = {}
 
@@ -286,7 +346,7 @@ class PlanMemo:
                 continue
             first = self._rounded.get(t)
             if first is None:
-                first = self._rounded[t] = _Rounder()
+                first = self._rounded[t] = _Rounder(self.status)
                 out[i] = first
             else:
                 out[i] = _Reuse(first)
@@ -321,7 +381,7 @@ def float16_via_fp32(kernel, dtype=_f16):
     return run
 
 
-def adapt_kernel(op, kernel, precision_mode, memo=None):
+def adapt_kernel(op, kernel, precision_mode, memo=None, status=None):
     """The precision rewrite for one op's kernel (applied at plan compilation).
 
     Args:
@@ -329,6 +389,7 @@ def adapt_kernel(op, kernel, precision_mode, memo=None):
         precision_mode: the session's mode (``None``: the graph's dtypes).
         memo: the plan's ``PlanMemo`` when the plan compiler passes one (ops adapted in
             plan order); without it every fp16 op rounds each of its inputs itself.
+        status: the session's ``FloatStatus`` (the overflow register of saturation mode).
     """
     if op.type not in FP16_OP_TYPES or not op.outputs:
         return kernel
@@ -338,7 +399,7 @@ def adapt_kernel(op, kernel, precision_mode, memo=None):
     if dt.name == "float32" and precision_mode in FP16_MODES:
         floats = [i for i, t in enumerate(op.inputs) if t.dtype.name in _FLOAT_NAMES]
         sources = None if memo is None else memo.sources(op, floats, precision_mode)
-        return fp16_compute(kernel, floats, sources)
+        return fp16_compute(kernel, floats, sources, status)
     return kernel
 
 

@@ -222,6 +222,7 @@ class Session:
         self._closed = False
         self._context = None
         self.precision_mode = _precision_mode(config)
+        self.float_status = precision.FloatStatus()  # the overflow register (saturation)
         self.compile_count = 0
         self.sess_str = target
 
@@ -318,6 +319,7 @@ class Session:
         # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
         token = _errstate.ignore()
         gov = plan.governor
+        self.float_status.overflow = False  # each run starts with a clear overflow register
         try:
             if gov is None:
                 out = plan.fn(*args)

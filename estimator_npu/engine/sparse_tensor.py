@@ -64,7 +64,7 @@ class SparseTensor(collections.namedtuple("SparseTensor",
 
     @property
     def shape(self):
-        dims = self.dense_shape.shape.dims
+        dims = self.dense_shape.shape.values
         return TensorShape(None if dims is None or dims[0] is None else [None] * dims[0])
 
     def get_shape(self):

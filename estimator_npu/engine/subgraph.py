@@ -287,9 +287,9 @@ def gradient_of(sub):
 def merged_shape(a, b):
     """The most specific shape compatible with both branch output shapes."""
     from estimator_npu.engine.shape import TensorShape
-    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
+    if a.values is None or b.values is None or len(a.values) != len(b.values):
         return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])
+    return TensorShape([x if x == y else None for x, y in zip(a.values, b.values)])
 
 
 def _subgraph_arg_kernel(op, ctx):

@@ -42,6 +42,27 @@ class VariableScope:
     def set_custom_getter(self, custom_getter):
         self.custom_getter = custom_getter
 
+    # TF1's setters (tf_slim's batch_norm calls set_partitioner(None)). Variables are never
+    # partitioned here: a partitioner is recorded and get_variable treats it as it does
+    # its own ``partitioner`` argument.
+    partitioner = None
+    caching_device = None
+
+    def set_partitioner(self, partitioner):
+        self.partitioner = partitioner
+
+    def set_initializer(self, initializer):
+        self.initializer = initializer
+
+    def set_regularizer(self, regularizer):
+        self.regularizer = regularizer
+
+    def set_dtype(self, dtype):
+        self.dtype = dtype
+
+    def set_caching_device(self, caching_device):
+        self.caching_device = caching_device
+
 
 def _wrap_custom_getter(custom_getter, old_getter):
     """A scope's custom getter over its parent's: the inner one is called first and its

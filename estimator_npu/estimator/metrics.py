@@ -40,9 +40,9 @@ def _squeeze_to_match(labels, predictions):
     """Drops a trailing size-1 dim so that ``[N, 1]`` labels match ``[N]`` predictions."""
     lr, pr = labels.shape.ndims, predictions.shape.ndims
     if lr is not None and pr is not None:
-        if lr == pr + 1 and labels.shape.dims[-1] == 1:
+        if lr == pr + 1 and labels.shape.values[-1] == 1:
             labels = array_ops.squeeze(labels, [-1])
-        elif pr == lr + 1 and predictions.shape.dims[-1] == 1:
+        elif pr == lr + 1 and predictions.shape.values[-1] == 1:
             predictions = array_ops.squeeze(predictions, [-1])
     return labels, predictions
 

@@ -53,7 +53,7 @@ def _check_loss(loss):
     if tensor is None:
         raise TypeError(f"loss must be a Tensor, given: {loss!r}")
     _check_graph("loss", tensor)
-    dims = tensor.shape.dims
+    dims = tensor.shape.values
     if dims is not None and not (len(dims) == 0 or (len(dims) == 1 and dims[0] in (1, None))):
         raise ValueError(f"Loss must be scalar, given: {tensor.shape} ({tensor.name})")
     return tensor

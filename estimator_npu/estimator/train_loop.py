@@ -99,7 +99,10 @@ def run_training(train_op, loss, hooks, scaffold, model_dir, config, *, runner=N
                                       "The global step did not increase in a training step "
                                       "(%d); pass global_step=tf.train.get_global_step() to "
                                       "minimize/apply_gradients, or training never stops "
-                                      "at steps/max_steps.", before)
+                                      "at steps/max_steps. (With loss scaling, a step whose "
+                                      "gradients overflow is skipped and does not count: "
+                                      "a dynamic scale is lowered until they are finite.)",
+                                      before)
         except (errors.OutOfRangeError, StopIteration):
             logging.info("End of input reached at global step %s.",
                          session.current_global_step)

@@ -57,7 +57,7 @@ OPS.define("AdjustSaturation", kernel=simple(_adjust_saturation), grad=NOT_DIFFE
 
 def _rgb(images, what):
     x = convert_to_tensor(images)
-    if x.shape.ndims is not None and (x.shape.ndims < 1 or x.shape.dims[-1] not in (None, 3)):
+    if x.shape.ndims is not None and (x.shape.ndims < 1 or x.shape.values[-1] not in (None, 3)):
         raise ValueError(f"{what}: images must have 3 channels in the last dimension, got "
                          f"shape {x.shape}")
     return x
@@ -112,7 +112,7 @@ def random_saturation(image, lower, upper, seed=None):
 def grayscale_to_rgb(images, name=None):
     """``[..., 1]`` -> ``[..., 3]`` (the channel repeated)."""
     x = convert_to_tensor(images)
-    if x.shape.ndims is not None and x.shape.dims[-1] not in (None, 1):
+    if x.shape.ndims is not None and x.shape.values[-1] not in (None, 1):
         raise ValueError(f"grayscale_to_rgb: the last dimension must be 1, got shape "
                          f"{x.shape}")
     return array_ops.concat([x, x, x], -1, name=name or "grayscale_to_rgb")

@@ -13,10 +13,10 @@ from estimator_npu.engine.ops.random_ops import random_uniform
 
 # ------------------------------------------------------------------ crops / pads
 def _hwc(x, what):
-    if x.shape.ndims is None or None in x.shape.dims[-3:]:
+    if x.shape.ndims is None or None in x.shape.values[-3:]:
         raise ValueError(f"{what}: the image height, width and channels must be known "
                          f"statically, got shape {x.shape}")
-    return x.shape.dims[-3:]
+    return x.shape.values[-3:]
 
 
 def central_crop(image, central_fraction):

@@ -41,7 +41,7 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     if x.shape.ndims != 4:
         raise ValueError(f"conv2d_transpose: inputs must be 4-D, got shape {x.shape}")
     nchw = fmt == "NCHW"
-    n, h, w, c = (x.shape[0], x.shape[2], x.shape[3], x.shape[1]) if nchw else x.shape.dims
+    n, h, w, c = (x.shape[0], x.shape[2], x.shape[3], x.shape[1]) if nchw else x.shape.values
     if c is None:
         raise ValueError(f"conv2d_transpose: the channel dimension must be known, got "
                          f"shape {x.shape}")

@@ -132,7 +132,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             y = math_ops.matmul(x, kernel_t)
         else:
             y = math_ops.matmul(array_ops.reshape(x, [-1, in_dim]), kernel_t)
-            inner = x.shape.dims[1:-1]
+            inner = x.shape.values[1:-1]
             if None not in inner:
                 y = array_ops.reshape(y, [-1, *inner, units])
             else:
@@ -226,7 +226,7 @@ def flatten(inputs, name=None, data_format="channels_last"):
         nd = x.shape.ndims
         if data_format == "channels_first" and nd > 2:
             x = array_ops.transpose(x, [0, *range(2, nd), 1])
-        rest = x.shape.dims[1:]
+        rest = x.shape.values[1:]
         if None not in rest:
             return array_ops.reshape(x, [-1, int(np.prod(rest, dtype=np.int64))])
         lead = array_ops.shape(x)[:1]
@@ -357,7 +357,7 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
             raise ValueError(f"layer_norm: {what} {a} is out of range for inputs of shape "
                              f"{x.shape}")
     norm_axes = list(range(begin_norm_axis % nd, nd))
-    params_shape = x.shape.dims[begin_params_axis % nd:]
+    params_shape = x.shape.values[begin_params_axis % nd:]
     if None in params_shape:
         raise ValueError(f"layer_norm: inputs {x.shape} must have fully defined dims from "
                          f"begin_params_axis {begin_params_axis}")

@@ -121,7 +121,7 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
                                collections=_var_collections(variables_collections, "biases"))
             y = nn_ops.bias_add(y, b)
         if x.shape.ndims > 2:
-            inner = x.shape.dims[1:-1]
+            inner = x.shape.values[1:-1]
             y = array_ops.reshape(y, [-1, *inner, int(num_outputs)]) if None not in inner \
                 else array_ops.reshape(y, array_ops.concat(
                     [array_ops.shape(x)[:-1], convert_to_tensor([int(num_outputs)])], 0))

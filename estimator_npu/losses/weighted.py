@@ -16,7 +16,7 @@ def check_weights(weights, losses):
     if ws.ndims is None or ls.ndims is None or ws.ndims == 0:
         return
     if ws.ndims != ls.ndims or any(w is not None and v is not None and w not in (1, v)
-                                   for w, v in zip(ws.dims, ls.dims)):
+                                   for w, v in zip(ws.values, ls.values)):
         raise ValueError(f"weights can not be broadcast to values. values.rank={ls.ndims}. "
                          f"weights.rank={ws.ndims}. values.shape={ls}. weights.shape={ws}.")
 

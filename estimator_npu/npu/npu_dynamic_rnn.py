@@ -84,7 +84,7 @@ class _DynamicBasic(Layer):
 
     def _input(self, x):
         x = convert_to_tensor(x)
-        if x.shape.ndims != 3 or x.shape.dims[2] is None:
+        if x.shape.ndims != 3 or x.shape.values[2] is None:
             raise ValueError(f"{type(self).__name__}: x must be [time, batch, input_size] "
                              f"with input_size known, got {x.name} of shape {x.shape}")
         return x
@@ -92,7 +92,7 @@ class _DynamicBasic(Layer):
     def _initial(self, value, x, name):
         """``[1, batch, hidden]`` (or ``[batch, hidden]``) -> ``[batch, hidden]``."""
         if value is None:
-            batch = x.shape.dims[1]
+            batch = x.shape.values[1]
             batch = batch if batch is not None else array_ops.shape(x)[1]
             return array_ops.zeros(array_ops.stack([batch, self._hidden_size])
                                    if not isinstance(batch, int)
@@ -129,7 +129,7 @@ class DynamicRNN(_DynamicBasic):
     def _apply(self, x, scope, reuse, seq_length=None, init_h=None, init_c=None, weight=None,
                bias=None):
         x = self._input(x)
-        n, depth = self._hidden_size, x.shape.dims[2]
+        n, depth = self._hidden_size, x.shape.values[2]
         with variable_scope(scope, reuse=reuse):
             w = get_variable("dynamicrnn/w", [depth + n, 4 * n], dtype=self.dtype,
                              initializer=init_ops.glorot_uniform_initializer(seed=10))
@@ -192,7 +192,7 @@ class DynamicGRUV2(_DynamicBasic):
 
     def _apply(self, x, scope, reuse, seq_length=None, init_h=None):
         x = self._input(x)
-        n, depth = self._hidden_size, x.shape.dims[2]
+        n, depth = self._hidden_size, x.shape.values[2]
         stdv = 1.0 / math.sqrt(n)
         with variable_scope(scope, reuse=reuse):
             def var(name, shape):

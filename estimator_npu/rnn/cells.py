@@ -105,7 +105,7 @@ class RNNCell:
 
     def _first_call(self, inputs, state):
         flat = [convert_to_tensor(x) for x in nest.flatten(inputs)]
-        depth = flat[0].shape.dims[-1] if flat[0].shape.dims else None
+        depth = flat[0].shape.values[-1] if flat[0].shape.values else None
         if depth is None:
             raise ValueError(f"{type(self).__name__}: the last dimension of the inputs "
                              f"({flat[0].name}, shape {flat[0].shape}) must be known")

@@ -28,7 +28,7 @@ def _transpose_time(x):
 
 
 def _dim(x, axis):
-    d = x.shape.dims[axis] if x.shape.dims is not None else None
+    d = x.shape.values[axis] if x.shape.values is not None else None
     return d if d is not None else array_ops.shape(x)[axis]
 
 
@@ -87,8 +87,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         seq = None
         if sequence_length is not None:
             seq = math_ops.cast(convert_to_tensor(sequence_length), dtypes.int32)
-        in_tas = [TensorArray(x.dtype, size=steps, element_shape=TensorShape(x.shape.dims[1:])
-                              if x.shape.dims else None).unstack(x) for x in flat]
+        in_tas = [TensorArray(x.dtype, size=steps, element_shape=TensorShape(x.shape.values[1:])
+                              if x.shape.values else None).unstack(x) for x in flat]
         out_tas = [TensorArray(state_dtype, size=steps, element_shape=None)
                    for _ in nest.flatten(cell.output_size)]
 
@@ -96,8 +96,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             xs = []
             for ta, x in zip(in_tas, flat):
                 x_t = ta.read(time)
-                x_t.set_shape(TensorShape([static_batch] + list(x.shape.dims[2:]))
-                              if x.shape.dims else TensorShape(None))
+                x_t.set_shape(TensorShape([static_batch] + list(x.shape.values[2:]))
+                              if x.shape.values else TensorShape(None))
                 xs.append(x_t)
             out, new_state = cell(nest.pack_sequence_as(inputs, xs), state)
             if seq is not None:
@@ -111,8 +111,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         outs = []
         for ta in tas:
             y = ta.stack()
-            if y.shape.dims is not None:
-                y.set_shape([static_steps] + list(y.shape.dims[1:]))
+            if y.shape.values is not None:
+                y.set_shape([static_steps] + list(y.shape.values[1:]))
             outs.append(y if time_major else _transpose_time(y))
         return nest.pack_sequence_as(cell.output_size, outs), final
 

@@ -25,17 +25,17 @@ def lstm_block(x, c, h, kernel, bias, forget_bias, name="lstm_block"):
     from estimator_npu.engine.ops.core import convert_to_tensor
     x, c, h, kernel, bias = [convert_to_tensor(t) for t in (x, c, h, kernel, bias)]
     units = None  # from the kernel's static shape, else from the state's
-    if kernel.shape.dims is not None and kernel.shape.dims[-1] is not None:
-        units = kernel.shape.dims[-1] // 4
+    if kernel.shape.values is not None and kernel.shape.values[-1] is not None:
+        units = kernel.shape.values[-1] // 4
     for t in (c, h):
-        if units is None and t.shape.dims and t.shape.dims[-1] is not None:
-            units = t.shape.dims[-1]
+        if units is None and t.shape.values and t.shape.values[-1] is not None:
+            units = t.shape.values[-1]
     batch = None
     for t in (x, c, h):  # the most specific batch size any input knows
-        if t.shape.dims and t.shape.dims[0] is not None:
-            batch = t.shape.dims[0]
+        if t.shape.values and t.shape.values[0] is not None:
+            batch = t.shape.values[0]
     for t, what in ((c, "c"), (h, "h")):
-        if t.shape.dims is not None and t.shape.dims[-1] not in (None, units):
+        if t.shape.values is not None and t.shape.values[-1] not in (None, units):
             raise ValueError(f"{name}: state {what} {t.name} has shape {t.shape}, expected "
                              f"[batch, {units}]")
     spec = [(x.dtype, TensorShape([batch, units])), (x.dtype, TensorShape([batch, units])),

@@ -302,7 +302,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             with g.name_scope(None):
                 var = state_ops.Variable(value, name=full, dtype=dt, collections=[],
                                          trainable=False,
-                                         validate_shape=shape.dims is not None)
+                                         validate_shape=shape.values is not None)
             built[n.name] = var
             return
         if n.op == "Assign" and n.name in variables or n.op == "Assign" and \

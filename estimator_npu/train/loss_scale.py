@@ -134,10 +134,13 @@ def _unscale_kernel(op, ctx):
     n = len(op.inputs) - 1
     bufs = [None] * n
     one = np.float32(1)
+    status = getattr(ctx, "float_status", None)
 
     def unscale(scale, *grads):
         inv = one / np.float32(scale)
-        finite = True
+        # Saturation mode: an fp16 op that overflowed clamped its values (finite) and set
+        # the session's overflow register; read and clear it (npu_get_float_status).
+        finite = not (status is not None and status.read_and_clear())
         out = []
         for i, g in enumerate(grads):   # (plans run with floating-point errors ignored)
             b = bufs[i]
@@ -153,7 +156,11 @@ def _unscale_kernel(op, ctx):
 
 
 def _all_finite_kernel(op, ctx):
+    status = getattr(ctx, "float_status", None)
+
     def check(*tensors):
+        if status is not None and status.read_and_clear():
+            return _FALSE
         for t in tensors:
             if not _finite(np.asarray(t)):
                 return _FALSE

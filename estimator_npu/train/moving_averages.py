@@ -88,3 +88,33 @@ class ExponentialMovingAverage:
                 continue
             out[self.average_name(v) if op in averaged else op.name] = v
         return out
+
+
+def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
+    """TF1's ``moving_averages.assign_moving_average``: the op updating
+    ``variable -= (variable - value) * (1 - decay)``.
+
+    With ``zero_debias`` (TF1's default) the average is kept in ``<variable>/biased``
+    with a ``<variable>/local_step`` counter (both non-trainable, starting at 0) and the
+    variable is assigned ``biased / (1 - decay ** local_step)``, which removes the bias
+    toward the variable's initial zeros.
+    """
+    from estimator_npu.engine import init_ops, variable_scope as vs
+    from estimator_npu.engine.ops.state_ops import assign, assign_add
+    var_t = convert_to_tensor(variable)
+    with name_scope(name or "AssignMovingAvg"):
+        value = convert_to_tensor(value, dtype=var_t.dtype)
+        decay = math_ops.cast(convert_to_tensor(decay), var_t.dtype)
+        if not zero_debias:
+            return assign_sub(variable, (var_t - value) * (1.0 - decay))
+        with control_dependencies(None), vs.variable_scope(var_t.op.name, reuse=vs.AUTO_REUSE):
+            biased = vs.get_variable("biased", shape=var_t.shape, dtype=var_t.dtype,
+                                     initializer=init_ops.zeros_initializer(),
+                                     trainable=False)
+            step = vs.get_variable("local_step", shape=[], dtype=var_t.dtype,
+                                   initializer=init_ops.zeros_initializer(), trainable=False)
+        new_biased = assign_sub(biased, (convert_to_tensor(biased) - value) * (1.0 - decay))
+        new_step = assign_add(step, 1.0)
+        with control_dependencies([new_biased, new_step]):
+            done = 1.0 - math_ops.pow(decay, convert_to_tensor(step))
+            return assign(variable, convert_to_tensor(biased) / done)

@@ -123,7 +123,7 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
     """
     t = convert_to_tensor(tensor)
     if t.shape.ndims not in (None, 4) or (t.shape.ndims == 4 and
-                                          t.shape.dims[3] not in (None, 1, 3, 4)):
+                                          t.shape.values[3] not in (None, 1, 3, 4)):
         raise ValueError(f"summary.image {name!r}: tensor must be [batch, height, width, "
                          f"channels] with 1, 3 or 4 channels, got shape {t.shape}")
     if int(max_outputs) < 1:

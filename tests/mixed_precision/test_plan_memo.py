@@ -23,9 +23,9 @@ def patched(mp, use_memo):
     counter = {"elements": 0}
     original_round = precision.fp16_round_into
 
-    def counting(x, out, work=None):
+    def counting(x, out, work=None, status=None):
         counter["elements"] += x.size
-        return original_round(x, out, work)
+        return original_round(x, out, work, status)
 
     mp.setattr(precision, "fp16_round_into", counting)
     memos = []
@@ -39,8 +39,8 @@ def patched(mp, use_memo):
         finally:
             memos.pop()
 
-    def adapt(op, kernel, mode, memo=None):
-        return original_adapt(op, kernel, mode, memos[-1] if memos else None)
+    def adapt(op, kernel, mode, memo=None, status=None):
+        return original_adapt(op, kernel, mode, memos[-1] if memos else None, status)
 
     mp.setattr(plan, "compile_plan", compile_plan)
     mp.setattr(precision, "adapt_kernel", adapt)

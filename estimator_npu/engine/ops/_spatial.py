@@ -118,7 +118,7 @@ def _packed_static(t):
     out = []
     for x in t.op.inputs if t.op.type == "Pack" or "axis" in t.op.attrs else t.op.inputs[:-1]:
         x = x.op.inputs[0] if x.op.type == "ExpandDims" else x
-        if x.shape.ndims not in (0, 1) or None in (x.shape.dims or []):
+        if x.shape.ndims not in (0, 1) or None in (x.shape.values or []):
             return None
         value = np.asarray(x.op.attrs["value"]) if x.op.type == "Const" else None
         out += ([None] * max(1, x.shape.num_elements()) if value is None
@@ -188,7 +188,7 @@ def split_shape(shape, nchw):
     """``(N, H, W, C)`` static dims of a 4-D shape in data-format order."""
     if shape.ndims is None:
         return None, None, None, None
-    n, a, b, c = shape.dims
+    n, a, b, c = shape.values
     return (n, b, c, a) if nchw else (n, a, b, c)
 
 

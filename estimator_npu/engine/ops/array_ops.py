@@ -96,7 +96,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
         if not -nd - 1 <= axis <= nd:
             raise ValueError(f"ExpandDims: axis {axis} out of range for rank {nd}")
         axis = axis % (nd + 1)
-        dims = list(x.shape.dims)
+        dims = list(x.shape.values)
         dims.insert(axis, 1)
         shp = dims
     else:
@@ -129,12 +129,12 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
                 if x.shape[a] not in (1, None):
                     raise ValueError(f"Squeeze: cannot squeeze dim {a} of size {x.shape[a]} "
                                      f"(shape {x.shape})")
-            shp = [d for i, d in enumerate(x.shape.dims) if i not in axis]
+            shp = [d for i, d in enumerate(x.shape.values) if i not in axis]
         else:
             shp = None
     else:
-        shp = None if nd is None or None in x.shape.dims else \
-            [d for d in x.shape.dims if d != 1]
+        shp = None if nd is None or None in x.shape.values else \
+            [d for d in x.shape.values if d != 1]
         axis = None
     return make_tensor("Squeeze", [x], x.dtype, shp, {"axis": axis}, name=name)
 
@@ -153,7 +153,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     if nd is not None and sorted(perm) != list(builtins_range(nd)):
         raise ValueError(f"transpose: perm {list(perm)} is not a permutation of the {nd} dims "
                          f"of shape {x.shape}")
-    shp = [x.shape.dims[p] for p in perm] if nd is not None else None
+    shp = [x.shape.values[p] for p in perm] if nd is not None else None
     return make_tensor("Transpose", [x], x.dtype, shp, {"axes": perm}, name=name)
 
 
@@ -194,7 +194,7 @@ def concat(values, axis, name="concat"):
                 continue
             if t.shape.ndims != nd:
                 raise ValueError(f"concat: ranks differ, {ts[0].shape} vs {t.shape}")
-            for i, d in enumerate(t.shape.dims):
+            for i, d in enumerate(t.shape.values):
                 if i == axis:
                     continue
                 if dims[i] is not None and d is not None and d != dims[i]:
@@ -281,7 +281,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             attrs = {"axis": axis, "sections": list(np.cumsum(sizes)[:-1])}
     specs = []
     for s in sizes:
-        d = list(x.shape.dims) if nd is not None else None
+        d = list(x.shape.values) if nd is not None else None
         if d is not None:
             d[axis] = s
         specs.append((x.dtype, d))
@@ -427,7 +427,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                         f"{depth!r}")
     depth = int(depth)
     axis = -1 if axis is None else int(axis)
-    dims = list(i.shape.dims) if i.shape.ndims is not None else None
+    dims = list(i.shape.values) if i.shape.ndims is not None else None
     if dims is not None:
         dims.insert(axis if axis >= 0 else len(dims) + 1 + axis, depth)
     return make_tensor("OneHot", [i], dt, dims,

@@ -47,8 +47,8 @@ def _static_sum_axes(gs, xs):
         return None
     nd = gs.ndims - xs.ndims
     axes = list(range(nd))
-    for i, d in enumerate(xs.dims):
-        gd = gs.dims[i + nd]
+    for i, d in enumerate(xs.values):
+        gd = gs.values[i + nd]
         if d == 1 and gd != 1:
             axes.append(i + nd)
         elif d != 1 and gd is not None and gd != d:

@@ -294,7 +294,7 @@ def _make_conv2d(x, w, attrs, name=None):
     op_name = f"Conv2D '{name or 'Conv2D'}'"
     nchw = attrs["nchw"]
     n, _, _, c = split_shape(x.shape, nchw)
-    ws = w.shape.dims if w.shape.ndims is not None else (None,) * 4
+    ws = w.shape.values if w.shape.ndims is not None else (None,) * 4
     if c is not None and ws[2] is not None and c != ws[2]:
         raise ValueError(f"{op_name}: input channels {c} (input shape {x.shape}, "
                          f"{'NCHW' if nchw else 'NHWC'}) do not match the filter's in_channels "
@@ -409,7 +409,7 @@ def _backprop_input_public(op_type, input_sizes, filter, out_backprop, attrs, na
     sizes, static = sizes_tensor(input_sizes, op_type, "input_sizes")
     nchw = attrs["nchw"]
     n, h, wd, c = static[0], *((static[2], static[3], static[1]) if nchw else static[1:])
-    ws = w.shape.dims if w.shape.ndims is not None else (None,) * 4
+    ws = w.shape.values if w.shape.ndims is not None else (None,) * 4
     dn, _, _, dc = split_shape(dy.shape, nchw)
     op_name = f"{op_type} '{name or op_type}'"
     if c is not None and ws[2] is not None and c != ws[2]:

@@ -287,11 +287,11 @@ def static_shape(x):
 def broadcast_shape(a, b, op_name="op"):
     """Static numpy-style broadcast of two ``TensorShape``s; ``ValueError`` names both."""
     a, b = as_shape(a), as_shape(b)
-    if a.dims is None or b.dims is None:
+    if a.values is None or b.values is None:
         return TensorShape(None)
-    n = max(len(a.dims), len(b.dims))
-    da = (1,) * (n - len(a.dims)) + a.dims
-    db = (1,) * (n - len(b.dims)) + b.dims
+    n = max(len(a.values), len(b.values))
+    da = (1,) * (n - len(a.values)) + a.values
+    db = (1,) * (n - len(b.values)) + b.values
     out = []
     for x, y in zip(da, db):
         if x == 1:

@@ -31,7 +31,7 @@ def _scalar_partial(t):
         key = op.attrs["key"]
         src = op.inputs[0].op.inputs[0].shape
         if len(key) == 1 and isinstance(key[0], int) and src.ndims is not None:
-            return src.dims[key[0]]
+            return src.values[key[0]]
     return None
 
 
@@ -42,7 +42,7 @@ def _vector_partial(t):
         return [int(v) for v in np.ravel(op.attrs["value"])]
     if op.type == "Shape":
         s = op.inputs[0].shape
-        return None if s.ndims is None else list(s.dims)
+        return None if s.ndims is None else list(s.values)
     if op.type == "ExpandDims" and op.inputs[0].shape.ndims == 0:
         return [_scalar_partial(op.inputs[0])]
     if op.type == "ConcatV2":
@@ -142,7 +142,7 @@ def tile_dynamic(x, multiples, name=None):
     shp = None
     if x.shape.ndims is not None:
         shp = [None if d is None or (partial is None or partial[i] is None) else
-               d * partial[i] for i, d in enumerate(x.shape.dims)]
+               d * partial[i] for i, d in enumerate(x.shape.values)]
     return make_tensor("TileDynamic", [x, m], x.dtype, shp, name=name)
 
 

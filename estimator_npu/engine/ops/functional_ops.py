@@ -24,7 +24,7 @@ def _leading(flat, what):
         if t.shape.ndims == 0:
             raise ValueError(f"{what}: elements in elems must be 1+ dimensional, got "
                              f"{t.name} of shape {t.shape}")
-    static = flat[0].shape.dims[0] if flat[0].shape.dims else None
+    static = flat[0].shape.values[0] if flat[0].shape.values else None
     n = static if static is not None else shape(flat[0])[0]
     return n, static
 
@@ -33,7 +33,7 @@ def _unstacked(flat):
     tas = []
     for t in flat:
         ta = TensorArray(t.dtype, size=0, dynamic_size=True,
-                         element_shape=TensorShape(t.shape.dims[1:]) if t.shape.dims else None)
+                         element_shape=TensorShape(t.shape.values[1:]) if t.shape.values else None)
         tas.append(ta.unstack(t))
     return tas
 
@@ -42,8 +42,8 @@ def _stacked(tas, static):
     outs = []
     for ta in tas:
         y = ta.stack()
-        if static is not None and y.shape.dims is not None:
-            y.set_shape([static] + list(y.shape.dims[1:]))
+        if static is not None and y.shape.values is not None:
+            y.set_shape([static] + list(y.shape.values[1:]))
         outs.append(y)
     return outs
 

@@ -58,8 +58,9 @@ def _resize_kernel(op, ctx):
     size = attrs["size"]
     out_dt = op.outputs[0].dtype.np
 
-    def resize(x):
-        ah, aw = _resize_maps(np.shape(x), size, attrs)
+    def resize(x, dynamic=None):  # ``dynamic``: the run-time [h, w] when size is a tensor
+        ah, aw = _resize_maps(np.shape(x), size if dynamic is None else
+                              [int(v) for v in np.asarray(dynamic).reshape(-1)], attrs)
         if attrs["method"] == "nearest":  # a selection: keep the dtype, exact values
             rows = ah.argmax(1)
             cols = aw.argmax(1)
@@ -73,7 +74,7 @@ def _resize_grad_kernel(op, ctx):
     attrs = op.attrs
 
     def resize_grad(dy, x):
-        ah, aw = _resize_maps(np.shape(x), attrs["size"], attrs)
+        ah, aw = _resize_maps(np.shape(x), np.shape(dy)[-3:-1], attrs)
         return np.einsum("oh,...opc,pw->...hwc", ah, dy.astype(np.float64),
                          aw).astype(dy.dtype)
     return resize_grad
@@ -83,29 +84,51 @@ def _resize_grad(op, dy):
     x = op.inputs[0]
     if not x.dtype.is_floating:
         return [None]
-    return [make_tensor("ResizeGrad", [dy, x], dy.dtype, x.shape, dict(op.attrs))]
+    return [make_tensor("ResizeGrad", [dy, x], dy.dtype, x.shape, dict(op.attrs))] + \
+        [None] * (len(op.inputs) - 1)
 
 
 OPS.define("Resize", kernel=_resize_kernel, grad=_resize_grad)
 OPS.define("ResizeGrad", kernel=_resize_grad_kernel,
-           grad=lambda op, g: [_resize(g, op.attrs), None])
+           grad=lambda op, g: [_resize(g, op.attrs, size_t=array_ops.shape(op.inputs[0])[-3:-1]
+                                       if op.attrs["size"] is None else None), None])
 
 
-def _resize(x, attrs, name=None):
+def _resize(x, attrs, name=None, size_t=None):
+    """``size_t``: an int32 ``[2]`` tensor when the size is only known at run time (then
+    ``attrs["size"]`` is None)."""
     shape = None
     if x.shape.ndims is not None:
-        shape = list(x.shape.dims[:-3]) + list(attrs["size"]) + [x.shape[-1]]
+        hw = list(attrs["size"]) if size_t is None else [None, None]
+        shape = list(x.shape.values[:-3]) + hw + [x.shape[-1]]
     dt = x.dtype if attrs["method"] == "nearest" or x.dtype.is_floating and \
         x.dtype != dtypes.float16 else dtypes.float32
-    return make_tensor("Resize", [x], dt, shape, attrs, name=name)
+    if size_t is not None:
+        attrs = dict(attrs, size=None)
+    inputs = [x] if size_t is None else [x, size_t]
+    return make_tensor("Resize", inputs, dt, shape, attrs, name=name)
 
 
 def _size(size, what):
-    dims = array_ops._static_ints(size, "size", what)
-    if dims is None or len(dims) != 2:
-        raise ValueError(f"{what}: size must be 2 static ints [new_height, new_width], got "
+    """``(static (h, w) or None, the size tensor or None)``: a size computed in the graph
+    (``[tf.cast(h * r, tf.int32), ...]``, as scripts that keep the aspect ratio do) is
+    read when the op runs."""
+    try:
+        dims = array_ops._static_ints(size, "size", what)
+    except TypeError:
+        dims = None
+    if dims is None:
+        t = array_ops.stack(list(size)) if isinstance(size, (list, tuple)) else \
+            convert_to_tensor(size)
+        if t.shape.ndims not in (None, 1) or (t.shape.ndims == 1 and t.shape[0] not in
+                                               (None, 2)) or not t.dtype.is_integer:
+            raise ValueError(f"{what}: size must be 2 ints [new_height, new_width], got "
+                             f"{size!r}")
+        return None, math_ops.cast(t, dtypes.int32)
+    if len(dims) != 2:
+        raise ValueError(f"{what}: size must be 2 ints [new_height, new_width], got "
                          f"{size!r}")
-    return tuple(int(d) for d in dims)
+    return tuple(int(d) for d in dims), None
 
 
 def _image(images, what):
@@ -119,17 +142,19 @@ def _image(images, what):
 def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
     """Bilinear resize (float32 output for non-float inputs, as TF)."""
     x = _image(images, "resize_bilinear")
-    return _resize(x, {"size": _size(size, "resize_bilinear"), "method": "bilinear",
+    static, size_t = _size(size, "resize_bilinear")
+    return _resize(x, {"size": static, "method": "bilinear",
                        "align_corners": bool(align_corners),
-                       "half_pixel": bool(half_pixel_centers)}, name)
+                       "half_pixel": bool(half_pixel_centers)}, name, size_t)
 
 
 def resize_nearest_neighbor(images, size, align_corners=False, name=None,
                             half_pixel_centers=False):
     x = _image(images, "resize_nearest_neighbor")
-    return _resize(x, {"size": _size(size, "resize_nearest_neighbor"), "method": "nearest",
+    static, size_t = _size(size, "resize_nearest_neighbor")
+    return _resize(x, {"size": static, "method": "nearest",
                        "align_corners": bool(align_corners),
-                       "half_pixel": bool(half_pixel_centers)}, name)
+                       "half_pixel": bool(half_pixel_centers)}, name, size_t)
 
 
 class ResizeMethod:

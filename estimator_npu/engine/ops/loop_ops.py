@@ -128,7 +128,7 @@ def _check_body(where, flat, inv, bsub, loop_vars, bres):
             raise ValueError(f"Input tensor '{t.name}' enters the loop with type "
                              f"{t.dtype.name}, but has type {out.dtype.name} after one "
                              "iteration.")
-        if not s.is_compatible_with(out.shape) or (s.dims is not None and out.shape.dims is
+        if not s.is_compatible_with(out.shape) or (s.values is not None and out.shape.values is
                                                    not None and not _more_specific(out.shape, s)):
             raise ValueError(f"Input tensor '{t.name}' enters the loop with shape {s}, but has "
                              f"shape {out.shape} after one iteration. To allow the shape to "
@@ -137,7 +137,7 @@ def _check_body(where, flat, inv, bsub, loop_vars, bres):
 
 
 def _more_specific(shape, invariant):
-    return all(i is None or s == i for s, i in zip(shape.dims, invariant.dims))
+    return all(i is None or s == i for s, i in zip(shape.values, invariant.values))
 
 
 def _while_kernel(op, ctx):

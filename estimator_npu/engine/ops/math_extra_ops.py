@@ -129,7 +129,7 @@ def einsum(equation, *inputs, **kwargs):
             if x.shape.ndims != len(spec):
                 raise ValueError(f"einsum: operand {x.name} of shape {x.shape} does not match "
                                  f"subscripts {spec!r} of {equation!r}")
-            for c, d in zip(spec, x.shape.dims):
+            for c, d in zip(spec, x.shape.values):
                 if d is not None:
                     sizes[c] = d
     shape = [sizes.get(c) for c in out]

@@ -395,7 +395,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                              f"shapes {sa}{' (transposed)' if ta else ''} and {sb}"
                              f"{' (transposed)' if tb else ''} ({k1} vs {k2})")
         batch = broadcast_shape(sa[:-2], sb[:-2], "MatMul")
-        shape = TensorShape(list(batch.dims) + [m, n]) if batch.dims is not None else shape
+        shape = TensorShape(list(batch.values) + [m, n]) if batch.values is not None else shape
     op_type = "MatMul" if sa.ndims == 2 and sb.ndims == 2 else "BatchMatMul"
     return make_tensor(op_type, [a, b], a.dtype, shape,
                        {"transpose_a": ta, "transpose_b": tb}, name=name)

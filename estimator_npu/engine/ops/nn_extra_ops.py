@@ -130,7 +130,7 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     if x.shape.ndims is not None and x.shape[-1] is not None and x.shape[-1] < k:
         raise ValueError(f"top_k: input must have at least k={k} columns, got shape "
                          f"{x.shape}")
-    shape = list(x.shape.dims[:-1]) + [k] if x.shape.ndims is not None else None
+    shape = list(x.shape.values[:-1]) + [k] if x.shape.ndims is not None else None
     op = make_op("TopKV2", [x], [(x.dtype, shape), (dtypes.int32, shape)], {"k": k},
                  name=name)
     return op.outputs[0], op.outputs[1]
@@ -141,7 +141,7 @@ def _top_k_dynamic(x, k, name):
     if x.shape.ndims == 0:
         raise ValueError("top_k: input must be at least 1-D")
     k = convert_to_tensor(k, dtype=dtypes.int32)
-    shape = list(x.shape.dims[:-1]) + [None] if x.shape.ndims is not None else None
+    shape = list(x.shape.values[:-1]) + [None] if x.shape.ndims is not None else None
     op = make_op("TopKV2Dynamic", [x, k], [(x.dtype, shape), (dtypes.int32, shape)],
                  name=name or "TopKV2")
     return op.outputs[0], op.outputs[1]

@@ -179,7 +179,7 @@ def _xent_shapes(labels, logits, op_name):
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"{op_name}: labels shape {labels.shape} and logits shape "
                          f"{logits.shape} must be the same")
-    return TensorShape(logits.shape.dims[:-1]) if logits.shape.ndims else TensorShape(None)
+    return TensorShape(logits.shape.values[:-1]) if logits.shape.ndims else TensorShape(None)
 
 
 def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None):
@@ -505,8 +505,11 @@ def in_top_k(predictions, targets, k, name=None):
 
 
 def _in_top_k(p, t, k):
-    target = np.take_along_axis(p, np.asarray(t)[:, None], axis=1)
-    return (p > target).sum(axis=1) < k
+    # As TF's kernel: False for a row with a non-finite prediction or an out-of-range target.
+    t = np.asarray(t)
+    valid = (t >= 0) & (t < p.shape[1])
+    target = np.take_along_axis(p, np.where(valid, t, 0)[:, None], axis=1)
+    return valid & np.isfinite(p).all(axis=1) & ((p > target).sum(axis=1) < k)
 
 
 OPS.define("InTopK", kernel=with_attrs(_in_top_k, "k"), grad=NOT_DIFFERENTIABLE)

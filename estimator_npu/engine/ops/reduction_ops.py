@@ -44,13 +44,13 @@ def _norm_axis(axis, reduction_indices, ndims, op_name):
 
 
 def _reduced_shape(shape, axes, keepdims):
-    if shape.dims is None:  # a full reduction of any rank is a scalar (TF infers [] too)
+    if shape.values is None:  # a full reduction of any rank is a scalar (TF infers [] too)
         return TensorShape([]) if axes is None and not keepdims else TensorShape(None)
     if axes is None:
-        return TensorShape([1] * len(shape.dims) if keepdims else [])
+        return TensorShape([1] * len(shape.values) if keepdims else [])
     if any(a < 0 for a in axes):
         return TensorShape(None)
-    return TensorShape([1 if i in axes else d for i, d in enumerate(shape.dims)
+    return TensorShape([1 if i in axes else d for i, d in enumerate(shape.values)
                         if keepdims or i not in axes])
 
 
@@ -96,7 +96,7 @@ def _fused_cross_entropy(x, axis):
         if sm is None or sm.type != "Softmax" or sm.attrs["axis"] % nd != nd - 1:
             continue
         logits = sm.inputs[0]
-        if labels.shape.dims != logits.shape.dims or labels.dtype != logits.dtype:
+        if labels.shape.values != logits.shape.values or labels.dtype != logits.dtype:
             continue
         from estimator_npu.engine.ops import nn_ops
         return negative(nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels,
@@ -150,7 +150,7 @@ def _mean_kernel(op, ctx):
     x = op.inputs[0]
     reduce = np.add.reduce
     if x.shape.is_fully_defined() and x.dtype.is_floating:
-        dims = x.shape.dims
+        dims = x.shape.values
         n = 1
         for a in (range(len(dims)) if axis is None else axis):
             n *= dims[a]
@@ -285,7 +285,7 @@ def _arg(op_type, x, axis, name, output_type):
         if not -nd <= axis < nd:
             raise ValueError(f"{op_type}: axis {axis} out of range for rank {nd}")
         axis %= nd
-        shape = TensorShape([d for i, d in enumerate(x.shape.dims) if i != axis])
+        shape = TensorShape([d for i, d in enumerate(x.shape.values) if i != axis])
     else:
         shape = TensorShape(None)
     odt = dtypes.as_dtype(output_type)

@@ -28,7 +28,7 @@ def gather_nd(params, indices, name=None, batch_dims=0):
     i = _int_tensor(indices, "indices", "GatherNd")
     shape = None
     if i.shape.ndims is not None and p.shape.ndims is not None and i.shape[-1] is not None:
-        shape = list(i.shape.dims[:-1]) + list(p.shape.dims[i.shape[-1]:])
+        shape = list(i.shape.values[:-1]) + list(p.shape.values[i.shape[-1]:])
     return make_tensor("GatherNd", [p, i], p.dtype, shape, name=name)
 
 
@@ -50,7 +50,7 @@ def scatter_nd(indices, updates, shape, name=None):
     dims = array_ops._static_ints(shape, "shape", "ScatterNd")
     if dims is None:   # known when the graph runs (tf.shape(x) ...)
         s = _int_tensor(shape, "shape", "ScatterNd")
-        rank = s.shape.dims[0] if s.shape.ndims == 1 else None
+        rank = s.shape.values[0] if s.shape.ndims == 1 else None
         return make_tensor("ScatterNdDynamic", [i, u, s], u.dtype,
                            None if rank is None else [None] * rank, name=name)
     return make_tensor("ScatterNd", [i, u], u.dtype, dims, {"shape": tuple(dims)}, name=name)
@@ -132,7 +132,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     shape = None
     if d.shape.ndims is not None and s.shape.ndims is not None:
         static_n = int(n.op.attrs["value"]) if n.op.type == "Const" else None
-        shape = [static_n] + list(d.shape.dims[s.shape.ndims:])
+        shape = [static_n] + list(d.shape.values[s.shape.ndims:])
     return make_tensor("UnsortedSegmentSum", [d, s, n], d.dtype, shape, name=name)
 
 

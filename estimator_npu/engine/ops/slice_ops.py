@@ -40,7 +40,7 @@ def array_ops_static(value, what):
 def _strided(x, key, name=None):
     """Basic indexing ``x[key]`` with ints, slices, ``None`` (new axis) and ``...``."""
     nd = x.shape.ndims
-    dims = list(x.shape.dims) if nd is not None else None
+    dims = list(x.shape.values) if nd is not None else None
     out = []
     if dims is not None:
         n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
@@ -166,7 +166,7 @@ def gather(params, indices, axis=0, name=None, validate_indices=None, batch_dims
                          f"{p.shape.ndims} (shape {p.shape})")
     axis = int(axis) % p.shape.ndims if p.shape.ndims else int(axis)
     if p.shape.ndims is not None and i.shape.ndims is not None:
-        shp = list(p.shape.dims[:axis]) + list(i.shape.dims) + list(p.shape.dims[axis + 1:])
+        shp = list(p.shape.values[:axis]) + list(i.shape.values) + list(p.shape.values[axis + 1:])
     else:
         shp = None
     return make_tensor("GatherV2", [p, i], p.dtype, shp, {"axis": axis}, name=name)

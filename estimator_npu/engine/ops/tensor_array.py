@@ -96,7 +96,7 @@ class TensorArray:
 
     def stack(self, name=None):
         es = self._element_shape
-        shape = TensorShape([None] + list(es.dims)) if es.dims is not None else \
+        shape = TensorShape([None] + list(es.values)) if es.values is not None else \
             TensorShape(None)
         return make_tensor("TensorArrayStackV3", [self._flow], self._dtype, shape,
                            {"dtype": self._dtype}, name=name or "TensorArrayStack")
@@ -104,14 +104,14 @@ class TensorArray:
     def gather(self, indices, name=None):
         indices = convert_to_tensor(indices, dtype=dtypes.int32)
         es = self._element_shape
-        n = indices.shape.dims[0] if indices.shape.dims else None
-        shape = TensorShape([n] + list(es.dims)) if es.dims is not None else TensorShape(None)
+        n = indices.shape.values[0] if indices.shape.values else None
+        shape = TensorShape([n] + list(es.values)) if es.values is not None else TensorShape(None)
         return make_tensor("TensorArrayGatherV3", [self._flow, indices], self._dtype, shape,
                            {"dtype": self._dtype}, name=name or "TensorArrayGather")
 
     def concat(self, name=None):
         es = self._element_shape
-        shape = TensorShape([None] + list(es.dims[1:])) if es.dims else TensorShape(None)
+        shape = TensorShape([None] + list(es.values[1:])) if es.values else TensorShape(None)
         return make_tensor("TensorArrayConcatV3", [self._flow], self._dtype, shape,
                            {"dtype": self._dtype}, name=name or "TensorArrayConcat")
 
@@ -119,7 +119,7 @@ class TensorArray:
         value = self._check_value(value, "unstack")
         flow = _variant("TensorArrayUnstackV3", [self._flow, value],
                         name=name or "TensorArrayUnstack")
-        elem = TensorShape(value.shape.dims[1:]) if value.shape.dims else None
+        elem = TensorShape(value.shape.values[1:]) if value.shape.values else None
         return self._derive(flow, elem)
 
     def scatter(self, indices, value, name=None):
@@ -127,7 +127,7 @@ class TensorArray:
         indices = convert_to_tensor(indices, dtype=dtypes.int32)
         flow = _variant("TensorArrayScatterV3", [self._flow, indices, value],
                         name=name or "TensorArrayScatter")
-        elem = TensorShape(value.shape.dims[1:]) if value.shape.dims else None
+        elem = TensorShape(value.shape.values[1:]) if value.shape.values else None
         return self._derive(flow, elem)
 
     def split(self, value, lengths, name=None):

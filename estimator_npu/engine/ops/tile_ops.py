@@ -20,7 +20,7 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     if x.shape.ndims is not None and len(pads) != x.shape.ndims:
         raise ValueError(f"pad: paddings has {len(pads)} rows for a tensor of rank "
                          f"{x.shape.ndims}")
-    shp = [None if d is None else d + a + b for d, (a, b) in zip(x.shape.dims, pads)] \
+    shp = [None if d is None else d + a + b for d, (a, b) in zip(x.shape.values, pads)] \
         if x.shape.ndims is not None else None
     return make_tensor("Pad", [x], x.dtype, shp,
                        {"pads": pads, "mode": mode, "value": constant_values}, name=name)
@@ -38,7 +38,7 @@ def _pad_grad(op, dy):
         raise LookupError("Gradient of REFLECT/SYMMETRIC pad is not implemented")
     pads = op.attrs["pads"]
     begin = [a for a, _ in pads]
-    size = [-1 if d is None else d for d in op.inputs[0].shape.dims] \
+    size = [-1 if d is None else d for d in op.inputs[0].shape.values] \
         if op.inputs[0].shape.is_fully_defined() else None
     if size is None:
         return [make_tensor("Unpad", [dy], dy.dtype, op.inputs[0].shape, {"pads": pads})]
@@ -65,7 +65,7 @@ def tile(input, multiples, name=None):  # noqa: A002
     if x.shape.ndims is not None and len(m) != x.shape.ndims:
         raise ValueError(f"tile: multiples {list(m)} must have one entry per dimension of the "
                          f"input, which has shape {x.shape} (rank {x.shape.ndims})")
-    shp = [None if d is None else d * k for d, k in zip(x.shape.dims, m)] \
+    shp = [None if d is None else d * k for d, k in zip(x.shape.values, m)] \
         if x.shape.ndims is not None else None
     return make_tensor("Tile", [x], x.dtype, shp, {"reps": m}, name=name)
 

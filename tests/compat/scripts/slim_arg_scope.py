@@ -2,8 +2,8 @@
 and slim.stack, trained with slim.learning.create_train_op, then its trunk restored into
 a fresh graph with get_variables_to_restore(exclude=[the head]).
 
-(batch_norm fused=False: tf_slim's fused path reads TensorShape.dims[i].value, and our
-dims are plain ints.)
+(batch_norm fused=False here; tests/engine/test_dimensions.py runs tf_slim's fused path,
+which reads TensorShape.dims[i].value.)
 
 Usage: slim_arg_scope.py [--package tf_slim|contrib] [--steps N] [--ckpt_dir DIR]
 """
