@@ -1,10 +1,6 @@
 """Random ops in GraphDefs: written as TF builds them (raw op on a shape Const, then Mul and
 Add under the op's name), so real TF imports graphs with variable initializers."""
-import os
-import subprocess
-
 import numpy as np
-import pytest
 
 import estimator_npu as tf
 
@@ -37,24 +33,16 @@ def test_random_ops_are_tf_raw_op_then_mul_and_add():
     assert nodes["n/RandomStandardNormal"].attr["dtype"].type == 2   # float64
 
 
-def test_real_tensorflow_imports_and_runs_them(tmp_path):
-    tf_python = os.environ.get("TF215_PYTHON", "/tmp/tf215/bin/python")
-    if not os.path.exists(tf_python):
-        pytest.skip(f"real TensorFlow not installed ({tf_python} missing; set TF215_PYTHON)")
+def test_real_tensorflow_imports_and_runs_them(tmp_path, run_real_tf):
     path = tmp_path / "g.pb"
     path.write_bytes(_graph().as_graph_def().SerializeToString())
-    code = (
-        "import os, numpy as np\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
-        "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
+    run_real_tf(
         f"gd = tf.GraphDef.FromString(open({str(path)!r}, 'rb').read())\n"
         "with tf.Graph().as_default() as g:\n"
         "    tf.import_graph_def(gd, name='')\n"
         "    with tf.Session() as s:\n"
         "        u, t, n = s.run(['u:0', 't:0', 'n:0'])\n"
         f"np.savez({str(tmp_path / 'out.npz')!r}, u=u, t=t, n=n)\n")
-    proc = subprocess.run([tf_python, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
     out = np.load(tmp_path / "out.npz")
     assert out["u"].shape == (3, 4) and out["u"].min() >= -2 and out["u"].max() < 3
     assert out["t"].shape == (2, 5) and np.all(np.abs(out["t"] - 1.0) <= 2 * 0.5)

@@ -144,30 +144,20 @@ def test_export_errors_name_what_is_wrong(tmp_path):
             tf.saved_model.loader.load(sess, ["serve"], str(tmp_path))
 
 
-def test_real_tensorflow_loads_our_export(trained):
-    tf_python = os.environ.get("TF215_PYTHON", "/tmp/tf215/bin/python")
-    if not os.path.exists(tf_python):
-        pytest.skip(f"real TensorFlow not installed ({tf_python} missing; set TF215_PYTHON)")
+def test_real_tensorflow_loads_our_export(trained, run_real_tf):
     est, d, x = trained
     fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
         {"x": tf.placeholder(tf.float32, [None, 4])})
     export_dir = est.export_saved_model(str(d / "for_tf"), fn).decode()
     np.save(d / "x.npy", x)
-    code = textwrap.dedent(f"""
-        import os, numpy as np
-        os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-        import tensorflow.compat.v1 as tf
-        tf.disable_v2_behavior()
+    run_real_tf(textwrap.dedent(f"""
         with tf.Session(graph=tf.Graph()) as sess:
             meta = tf.saved_model.loader.load(sess, ["serve"], {export_dir!r})
             sig = meta.signature_def["serving_default"]
             out = sess.run(sig.outputs["probabilities"].name,
                            {{sig.inputs["x"].name: np.load({str(d / 'x.npy')!r})}})
         np.save({str(d / 'tf_out.npy')!r}, out)
-    """)
-    proc = subprocess.run([tf_python, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    """))
     want = np.stack([p["probabilities"] for p in est.predict(
         tf.estimator.inputs.numpy_input_fn({"x": x}, batch_size=64, shuffle=False))])
     np.testing.assert_allclose(np.load(d / "tf_out.npy"), want, rtol=1e-5)
