@@ -1,5 +1,6 @@
-"""Fixtures for the compat scripts: a small MNIST-shaped IDX folder and a runner that runs
-a script through ``python -m estimator_npu.run`` in a subprocess."""
+"""Fixtures for the compat tests: a small MNIST-shaped IDX folder, a runner that runs a
+script through ``python -m estimator_npu.run`` in a subprocess, and ``aliases`` (the
+tensorflow / npu_bridge import aliases installed for one test)."""
 import os
 import pathlib
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from estimator_npu import compat
 from estimator_npu.datasets import mnist
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -56,3 +58,12 @@ def _run_script(name, *args, cwd, expect_rc=0, via="module", env=None):
 def run_script():
     """``run_script(name, *args, cwd=..., expect_rc=0, via="module"|"cli")``."""
     return _run_script
+
+
+@pytest.fixture
+def aliases():
+    compat.install()
+    try:
+        yield
+    finally:
+        compat.uninstall()

@@ -11,15 +11,6 @@ from estimator_npu import compat
 from estimator_npu.compat.finder import AliasModule
 
 
-@pytest.fixture
-def aliases():
-    compat.install()
-    try:
-        yield
-    finally:
-        compat.uninstall()
-
-
 def test_importing_estimator_npu_leaves_tensorflow_alone():
     code = ("import sys, estimator_npu, estimator_npu.compat, estimator_npu.run; "
             "print(any(m.split('.')[0] in ('tensorflow', 'npu_bridge', 'hccl') "

@@ -7,16 +7,6 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
-from estimator_npu import compat
-
-
-@pytest.fixture
-def aliases():
-    compat.install()
-    try:
-        yield
-    finally:
-        compat.uninstall()
 
 
 def test_saver_creates_the_last_directory_level(tmp_path):
