@@ -291,20 +291,16 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 def _import_parse_example(n, x, name):
     """``import_graph_def``'s builder of TF1's ``ParseExample`` node (keys and defaults as
     ``Const`` inputs): this module's op, its outputs in TF's order."""
-    def const(t, what):
-        if t.op.type != "Const":
-            raise ValueError(f"import_graph_def: ParseExample's {what} must be a constant, "
-                             f"got {t.name} ({t.op.type})")
-        return np.asarray(t.op.attrs["value"])
+    const = gdef.const_input_value
     ns, nd = n.attr["Nsparse"].i, n.attr["Ndense"].i
-    keys = [const(t, "keys").item() for t in x[2:2 + ns + nd]]
+    keys = [const(t, "ParseExample's keys").item() for t in x[2:2 + ns + nd]]
     keys = [k.decode() if isinstance(k, bytes) else str(k) for k in keys]
     stypes = [gdef.enum_dtype(v) for v in n.attr["sparse_types"].list.type]
     tdense = [gdef.enum_dtype(v) for v in n.attr["Tdense"].list.type]
     shapes = [gdef.proto_shape(p).as_list() for p in n.attr["dense_shapes"].list.shape]
     spec = {k: VarLenFeature(t) for k, t in zip(keys[:ns], stypes)}
     for k, t, shp, d in zip(keys[ns:], tdense, shapes, x[2 + ns + nd:]):
-        default = const(d, "dense_defaults")
+        default = const(d, "ParseExample's dense_defaults")
         spec[k] = FixedLenFeature(shp, t, default if default.size else None)
     out = parse_example(x[0], spec, name=name)
     sparse = [out[k] for k in keys[:ns]]

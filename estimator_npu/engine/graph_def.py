@@ -228,6 +228,15 @@ def _const_node(name, value, dtype=np.int32):
 
 
 # our random ops with their scale folded in -> TF's raw op and the two attrs scaling it
+def const_input_value(t, what):
+    """The value of ``t``, an input of a node being imported that TF's op takes as a
+    ``Const`` (a shape, axes, keys ...); ``what`` names it in the error otherwise."""
+    if t.op.type != "Const":
+        raise ValueError(f"import_graph_def: {what} must be a constant, got {t.name} "
+                         f"({t.op.type})")
+    return np.asarray(t.op.attrs["value"])
+
+
 # import_graph_def's builders of node types that families above the engine define:
 # ``IMPORT_BUILDERS[op] = fn(node_def, input_tensors, name)`` returning a tensor, an op, or
 # a list of tensors standing for the node's outputs (registered by those families)
@@ -236,6 +245,16 @@ IMPORT_BUILDERS = {}
 _RANDOM = {"RandomUniform": ("RandomUniform", "minval", "maxval"),
            "RandomNormal": ("RandomStandardNormal", "mean", "stddev"),
            "TruncatedNormal": ("TruncatedNormal", "mean", "stddev")}
+
+
+def _raw_random_node(name, tf_type, shape_input, dtype, seeds, device):
+    """TF's ``RandomUniform`` / ``RandomStandardNormal`` / ``TruncatedNormal`` node on an
+    int32 shape input, its ``seed``/``seed2`` from our (graph, op) seed pair."""
+    node = pb.NodeDef(name=name, op=tf_type, input=[shape_input], device=device)
+    node.attr["T"].type = 3
+    node.attr["dtype"].type = dtype_enum(dtype)
+    node.attr["seed"].i, node.attr["seed2"].i = int(seeds[0]), int(seeds[1])
+    return node
 
 
 def _random_nodes(op):
@@ -256,10 +275,7 @@ def _random_nodes(op):
     seeds = a.get("seed2") or (0, 0)
     base, dev = op.name + "/" + tf_type, op.device or ""
     nodes = [_const_node(op.name + "/shape", list(shape))]
-    raw = pb.NodeDef(name=base, op=tf_type, input=[nodes[0].name], device=dev)
-    raw.attr["T"].type = 3
-    raw.attr["dtype"].type = dtype_enum(dt)
-    raw.attr["seed"].i, raw.attr["seed2"].i = int(seeds[0]), int(seeds[1])
+    raw = _raw_random_node(base, tf_type, nodes[0].name, dt, seeds, dev)
     nodes += [raw, _const_node(op.name + "/scale", scale, dt.np),
               _const_node(op.name + "/shift", shift, dt.np)]
     mul = pb.NodeDef(name=op.name + "/mul", op="Mul", input=[base, nodes[2].name], device=dev)
@@ -278,13 +294,9 @@ def _uniform_like_nodes(op):
                        device=op.device or "")
     shape.attr["T"].type = dtype_enum(x.dtype)
     shape.attr["out_type"].type = 3
-    node = pb.NodeDef(name=op.name, op="RandomUniform", input=[shape.name],
-                      device=op.device or "")
+    node = _raw_random_node(op.name, "RandomUniform", shape.name, x.dtype,
+                            op.attrs.get("seed2") or (0, 0), op.device or "")
     node.input.extend("^" + c.name for c in op.control_inputs)
-    seeds = op.attrs.get("seed2") or (0, 0)
-    node.attr["T"].type = 3
-    node.attr["dtype"].type = dtype_enum(x.dtype)
-    node.attr["seed"].i, node.attr["seed2"].i = int(seeds[0]), int(seeds[1])
     return [shape, node]
 
 

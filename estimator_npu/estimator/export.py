@@ -18,6 +18,8 @@ import os
 import shutil
 import time
 
+from google.protobuf import text_format
+
 from estimator_npu.data.example_parsing import parse_example
 from estimator_npu.engine import graph_def as _gd
 from estimator_npu.engine import tf_protos as pb
@@ -28,7 +30,7 @@ from estimator_npu.engine.sparse_tensor import SparseTensor
 from estimator_npu.estimator.model_fn import ModeKeys
 from estimator_npu.estimator.model_fn_call import call_model_fn
 from estimator_npu.train import checkpoint_io, training_util
-from estimator_npu.train.meta_graph import meta_graph_def
+from estimator_npu.train.meta_graph import import_meta_graph, meta_graph_def
 from estimator_npu.train.saver import Saver
 from estimator_npu.utils import logging
 
@@ -269,7 +271,6 @@ def export_saved_model(estimator, export_dir_base, serving_input_receiver_fn,
 
 
 def _write_saved_model(directory, meta, as_text):
-    from google.protobuf import text_format
     model = pb.SavedModel(saved_model_schema_version=1)
     model.meta_graphs.add().CopyFrom(meta)
     if as_text:
@@ -288,8 +289,6 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         IOError: no ``saved_model.pb`` / ``saved_model.pbtxt`` in ``export_dir``.
         RuntimeError: no meta graph with exactly these tags.
     """
-    from google.protobuf import text_format
-    from estimator_npu.train.meta_graph import import_meta_graph
     export_dir = os.fspath(export_dir.decode() if isinstance(export_dir, bytes) else
                            export_dir)
     model = pb.SavedModel()

@@ -30,11 +30,7 @@ def _attr(node, key, default=None):
     return getattr(a, kind) if kind else default
 
 
-def _const_value(t, what):
-    if t.op.type != "Const":
-        raise ValueError(f"import_graph_def: {what} must be a constant, got {t.name} "
-                         f"({t.op.type})")
-    return np.asarray(t.op.attrs["value"])
+_const_value = gdef.const_input_value
 
 
 def _spatial(node):
