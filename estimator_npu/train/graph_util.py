@@ -76,6 +76,12 @@ def remove_training_nodes(input_graph, protected_nodes=None):
     Kept: nodes in ``protected_nodes``, Identities that have control inputs and those that
     are a control input of another node (removing either could change what runs first).
     """
+    if not isinstance(input_graph, pb.GraphDef):
+        raise TypeError(f"remove_training_nodes: input_graph must be a GraphDef, got "
+                        f"{type(input_graph).__name__}")
+    if isinstance(protected_nodes, str):
+        raise TypeError("remove_training_nodes: protected_nodes must be a list of node "
+                        "names, got a string")
     protected = set(protected_nodes or ())
     dropped = {n.name for n in input_graph.node
                if n.op == "CheckNumerics" and n.name not in protected}

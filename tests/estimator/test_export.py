@@ -173,6 +173,16 @@ def test_module_is_importable_as_tf_path():
     assert out.stdout.split() == ["ServingInputReceiver", "serve"], out.stderr[-2000:]
 
 
+def test_loader_names_the_tags_it_did_not_find(trained):
+    est, d, x = trained
+    fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 4])})
+    export_dir = est.export_saved_model(str(d / "tags"), fn)
+    with pytest.raises(RuntimeError, match=r"tags \['train'\].*has tags \[\['serve'\]\]"):
+        with tf.Session(graph=tf.Graph()) as sess:
+            tf.saved_model.loader.load(sess, ["train"], export_dir)
+
+
 def test_train_and_evaluate_runs_the_eval_specs_exporters(tmp_path):
     x, y = _data()
     config = tf.estimator.RunConfig(save_checkpoints_steps=2)

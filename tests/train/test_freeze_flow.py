@@ -1,6 +1,7 @@
 """The classic TF1 inference flow: train, freeze (convert_variables_to_constants,
 remove_training_nodes), write the .pb, import it and run it, here and in real TF."""
 import numpy as np
+import pytest
 
 import estimator_npu as tf
 from estimator_npu.engine import tf_protos as pb
@@ -60,6 +61,13 @@ def test_remove_training_nodes_splices_identities_and_drops_check_numerics():
     assert "kept" in nodes                       # a control input of "out"
     assert list(nodes["out"].input)[0] == "a" and "^kept" in nodes["out"].input
     assert "guarded" in nodes and list(nodes["guarded"].input) == []
+
+
+def test_remove_training_nodes_rejects_what_is_not_a_graph_def():
+    with pytest.raises(TypeError, match="input_graph must be a GraphDef, got Graph"):
+        tf.graph_util.remove_training_nodes(tf.Graph())
+    with pytest.raises(TypeError, match="protected_nodes must be a list"):
+        tf.graph_util.remove_training_nodes(tf.Graph().as_graph_def(), "output")
 
 
 def test_real_tensorflow_runs_the_frozen_graph(tmp_path, run_real_tf):
