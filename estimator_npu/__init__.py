@@ -102,7 +102,7 @@ from estimator_npu.engine.ops.scatter_ops import (eye, gather_nd, scatter_add,  
 from estimator_npu.engine.ops.strided_slice import strided_slice  # noqa: F401,E402
 from estimator_npu.engine.ops.composites import (confusion_matrix, count_nonzero,  # noqa
                                                  multinomial, reduce_logsumexp)
-from estimator_npu.engine.ops.image_ops import random_crop  # noqa: F401,E402
+from estimator_npu.images.resize_ops import random_crop  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import argmax as arg_max  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import argmin as arg_min  # noqa: F401,E402
 from estimator_npu import npu  # noqa: F401,E402

@@ -9,7 +9,7 @@ from estimator_npu.data.image_codecs import encode_jpeg  # noqa: F401
 from estimator_npu.data.image_codecs import encode_png  # noqa: F401
 from estimator_npu.data.image_codecs import extract_jpeg_shape  # noqa: F401
 from estimator_npu.data.image_codecs import is_jpeg  # noqa: F401
-from estimator_npu.engine.ops.image_ops import (ResizeMethod, random_crop,  # noqa: F401
+from estimator_npu.images.resize_ops import (ResizeMethod, random_crop,  # noqa: F401
                                                 resize_bilinear, resize_images,
                                                 resize_nearest_neighbor)
 from estimator_npu.images.transforms import (adjust_brightness, adjust_contrast,  # noqa: F401

@@ -168,8 +168,9 @@ def test_core_line_budget(layer):
     # 11650 -> 11700: ModelZoo scripts (issue 12): RegisterGradient/gradient_override_map
     # (must be seen by engine.gradients), run-time k/shape for top_k/scatter_nd; TF1's
     # custom_getter, tensor-valued random-op arguments (issue 12, public-script corpus).
-    # import_graph_def moved to train/ (issue 16's kernels stay in). Next round: move
-    # image_ops/composites above the engine.
+    # import_graph_def moved to train/ (issue 16's kernels stay in); the resize kernels
+    # moved up to images/resize_ops.py (issue 16's row-wise pooling and bias kernels took
+    # their room). Next: composites above the engine.
     # 11800 -> 12200, issue 12 and 13: TF1's Dimension objects in TensorShape.dims, the
     # fp16 saturation mode and overflow register of Atlas training NPUs, VariableScope's
     # TF1 setters (ModelZoo corpus); TF's encoding of random ops, Select and

@@ -1,13 +1,13 @@
 """``tf.image`` transforms composed from engine ops: crops and pads, flips (fixed and
 random), standardization, dtype conversion and colour adjustments. Images are
 ``[H, W, C]`` or ``[N, H, W, C]``; the resize and random-crop kernels live in
-``engine.ops.image_ops``."""
+``images.resize_ops``."""
 import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
-from estimator_npu.engine.ops.image_ops import _image
+from estimator_npu.images.resize_ops import _image
 from estimator_npu.engine.ops.random_ops import random_uniform
 
 

@@ -22,7 +22,6 @@ from estimator_npu.engine.ops import clip_ops  # noqa: F401
 from estimator_npu.engine.ops import math_extra_ops  # noqa: F401
 from estimator_npu.engine.ops import scatter_ops  # noqa: F401
 from estimator_npu.engine.ops import nn_extra_ops  # noqa: F401
-from estimator_npu.engine.ops import image_ops  # noqa: F401
 from estimator_npu.engine.ops import dynamic_shape  # noqa: F401
 from estimator_npu.engine.ops import composites  # noqa: F401
 from estimator_npu.engine.ops import custom_grad  # noqa: F401
@@ -34,7 +33,7 @@ from estimator_npu.engine import registry, subgraph
 # The op families whose definitions make up the engine's op table, in registration order.
 FAMILIES = (core, math_ops, reduction_ops, array_ops, slice_ops, state_ops, random_ops,
             nn_ops, conv_ops, control_ops, loop_ops, tensor_array_ops, sequence_ops,
-            script_ops, clip_ops, math_extra_ops, scatter_ops, nn_extra_ops, image_ops,
+            script_ops, clip_ops, math_extra_ops, scatter_ops, nn_extra_ops,
             dynamic_shape, composites, custom_grad, pool_ops, broadcast_grad, tile_ops, subgraph)
 
 registry.register_families(family.OPS for family in FAMILIES)

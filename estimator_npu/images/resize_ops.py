@@ -1,7 +1,7 @@
 """Image kernels for ``tf.image``: resizing as separable linear maps (bilinear / nearest,
 TF1's ``align_corners`` and ``half_pixel_centers`` rules) and random crops. Images are
 ``[H, W, C]`` or ``[N, H, W, C]``; crops, flips and colour transforms composed from other
-ops live above the engine in ``estimator_npu.images.transforms``."""
+ops live next to it in ``estimator_npu.images.transforms``."""
 import math
 
 import numpy as np
