@@ -25,6 +25,7 @@ see them unchanged) and for dtypes other than float32/float64.
 import numpy as np
 
 from estimator_npu.engine import precision, threads
+from estimator_npu.engine.ops import _fast
 
 # Ops whose kernels return a fresh array that no other op or buffer aliases.
 _FRESH = frozenset({"Conv2D", "MatMul"})
@@ -44,17 +45,16 @@ def _private(t, readers, pinned):
     return t not in pinned and len(readers.get(t, ())) == 1
 
 
-def _rows(x):
-    """``x`` as 2-D ``(rows, channels)`` (a view: kernels' fresh results are C-contiguous)."""
-    return x.reshape(-1, x.shape[-1]) if x.ndim > 1 else x.reshape(1, -1)
-
-
 def _bias_add_in_place(x, b):
-    if x.size < 2 * threads.MIN_SIZE or not x.flags.c_contiguous:
+    rows = _fast.bias_rows(x, b)
+    if rows is None:
         return np.add(x, b, out=x)
-    r = _rows(x)
-    threads.split(r.shape[0], lambda s, e: np.add(r[s:e], b, out=r[s:e]),
-                  threads.MIN_SIZE // max(r.shape[1], 1) + 1)
+    r, br = rows
+    if x.size < 2 * threads.MIN_SIZE:
+        np.add(r, br, out=r)
+        return x
+    threads.split(r.shape[0], lambda s, e: np.add(r[s:e], br, out=r[s:e]),
+                  threads.MIN_SIZE // r.shape[1] + 1)
     return x
 
 

@@ -153,3 +153,49 @@ def test_strided_input_gradient_keeps_col2im(monkeypatch):
         (dx,) = tf.gradients(tf.reduce_sum(y), [x])
         out = tf.Session(graph=g).run(dx, {x: np.zeros((2, 8, 8, c))})
     assert out.shape == (2, 8, 8, c) and out.max() > 0
+
+
+def _max_pool_grad(x, dy, monkeypatch=None, pair_c=None):
+    from estimator_npu.engine.ops import pool_ops
+    if pair_c is not None:
+        monkeypatch.setattr(pool_ops, "_PAIR_C", pair_c)
+    g = tf.Graph()
+    with g.as_default():
+        xp = tf.placeholder(tf.float32, x.shape)
+        y = tf.nn.max_pool(xp, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        dyp = tf.placeholder(tf.float32, y.shape)
+        dx = tf.gradients(y, xp, dyp)[0]
+        with tf.Session() as sess:
+            return sess.run(dx, {xp: x, dyp: dy})
+
+
+@pytest.mark.parametrize("shape", [(64, 28, 28, 6), (3, 4, 6, 1), (2, 8, 8, 8)])
+def test_pairwise_max_pool_grad_equals_window_loop(monkeypatch, shape):
+    """The row-wise 2x2 gradient (few channels) routes each window's gradient to its first
+    maximum like the window loop, ties included (integer inputs tie often; a ReLU's zeros
+    do in real nets)."""
+    rng = np.random.default_rng(5)
+    for x in (rng.integers(0, 3, shape).astype(np.float32),
+              np.maximum(rng.standard_normal(shape), 0).astype(np.float32)):
+        dy = rng.standard_normal((shape[0], shape[1] // 2, shape[2] // 2, shape[3]))
+        dy = dy.astype(np.float32)
+        fast = _max_pool_grad(x, dy)
+        with monkeypatch.context() as m:
+            loop = _max_pool_grad(x, dy, m, pair_c=-1)
+        np.testing.assert_array_equal(fast, loop)
+        assert np.count_nonzero(fast) <= dy.size  # one winner per window
+
+
+@pytest.mark.parametrize("shape", [(64, 28, 28, 6), (5, 13, 6), (7, 3), (100, 1024), (3, 0, 4)])
+def test_bias_rows_add_equals_broadcast_add(shape):
+    from estimator_npu.engine.ops import _fast
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal(shape[-1]).astype(np.float32)
+    rows, brow = _fast.bias_rows(x, b)
+    if shape[-1] < 64 and x.size:
+        assert rows.shape[1] > shape[-1]  # few channels: rows of several pixels
+    np.testing.assert_array_equal(np.add(rows, brow).reshape(shape), x + b)
+    if x.size:  # a strided view of the same shape takes numpy's own broadcast add
+        assert _fast.bias_rows(np.concatenate([x, x])[::2], b) is None
+    assert _fast.bias_rows(x, b[:-1]) is None  # a bias of the wrong size: np.add raises

@@ -402,10 +402,15 @@ def bias_add(value, bias, data_format=None, name=None):
     return make_tensor("BiasAdd", [x, b], x.dtype, x.shape, {"nchw": nchw}, name=name)
 
 
+def _bias_add_nhwc(x, b):
+    rows = _fast.bias_rows(x, b)
+    return np.add(x, b) if rows is None else np.add(*rows).reshape(x.shape)
+
+
 def _bias_add_kernel(op, ctx):
     if op.attrs["nchw"]:
         return lambda x, b: x + b.reshape((-1,) + (1,) * (x.ndim - 2))
-    return np.add
+    return _bias_add_nhwc
 
 
 def _bias_add_grad(op, dy):

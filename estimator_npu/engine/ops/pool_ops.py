@@ -117,6 +117,56 @@ def _finish(oc, acc, pads):
         np.copyto(oc, acc[:, pads[0]:pads[0] + h, pads[2]:pads[2] + w])
 
 
+# 2x2 stride-2 unpadded pools over at most this many channels take the gradient on whole
+# image rows (``_max_pool_grad_2x2``): 1.08 -> 0.47 ms for LeNet's (64, 28, 28, 6) pool,
+# no gain from 16 channels up (numpy's window loops are already long enough there).
+_PAIR_C = 8
+
+
+@functools.lru_cache(maxsize=32)
+def _right_halves(w, c):
+    """Along one image row of ``w`` pixels of ``c`` channels: where a pixel is the second
+    of its 2-wide window."""
+    p = np.zeros((w // 2, 2, c), np.bool_)
+    p[:, 1] = True
+    p = p.reshape(-1)
+    p.setflags(write=False)
+    return p, ~p
+
+
+def _moved(e, c, keep):
+    """``e`` moved ``c`` places along its rows (left when negative), ``False`` where
+    nothing moves in, and only where ``keep``."""
+    s = np.zeros_like(e)
+    if c > 0:
+        s[:, c:] = e[:, :-c]
+    else:
+        s[:, :c] = e[:, -c:]
+    s &= keep
+    return s
+
+
+def _max_pool_grad_2x2(x, y, dy, out):
+    """MaxPoolGrad of a 2x2 stride-2 unpadded NHWC pool, on image rows of ``W*C`` elements
+    instead of 4 window views with ``C``-long inner loops. ``y`` and ``dy`` are repeated to
+    the input's width; each window's first maximum (row-major, as TF) is found with
+    shifted boolean rows. The same float products as the window loop: bit-identical."""
+    n, h, w, c = x.shape
+    rows, width = n * h // 2, w * c
+    xr, o = x.reshape(rows, 2, width), out.reshape(rows, 2, width)
+    yu, du = (np.repeat(a.reshape(-1, c), 2, axis=0).reshape(rows, width) for a in (y, dy))
+    right, left = _right_halves(w, c)
+    top = np.equal(xr[:, 0], yu)
+    before = _moved(top, c, right)  # the window's left pixel matched first
+    taken = top | before | _moved(top, -c, left)
+    top &= ~before
+    bottom = np.equal(xr[:, 1], yu)
+    bottom &= ~taken
+    bottom &= ~_moved(bottom, c, right)
+    np.multiply(du, top, out=o[:, 0])
+    np.multiply(du, bottom, out=o[:, 1])
+
+
 def _max_pool_grad_kernel(op, ctx):
     ksize, strides, padding, nchw = _pool_params(op)
     overlap = strides[0] < ksize[0] or strides[1] < ksize[1]
@@ -127,6 +177,12 @@ def _max_pool_grad_kernel(op, ctx):
         n, h, w, c = xc.shape
         oh, ow, pads = geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding)
         out, oc = _out_array(xc.shape, nchw, dy.dtype)
+        if not nchw and ksize == strides == (2, 2) and not any(pads) and h % 2 == 0 and \
+                w % 2 == 0 and c <= _PAIR_C:
+            xs, ys, ds = (np.ascontiguousarray(a) for a in (x, y, dy))
+            _batch_split(n, h * w * c,
+                         lambda a, b: _max_pool_grad_2x2(xs[a:b], ys[a:b], ds[a:b], out[a:b]))
+            return out
 
         def part(a, b):
             xp = padded(scr, "x", xc[a:b], pads, x.dtype, -np.inf)
