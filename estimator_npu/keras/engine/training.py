@@ -1,0 +1,249 @@
+"""``tf.keras.Model``: ``compile``, ``fit``, ``evaluate``, ``predict`` and the
+``*_on_batch`` calls of TF1's graph-mode Keras, on numpy arrays (and lists / dicts of
+them for several inputs or outputs), in the Keras session (``backend.get_session()``).
+
+``fit`` prints ``Train on N samples[, validate on M samples]``, then per epoch
+``Epoch i/n`` and a progress line (``verbose=1``: a bar; ``2``: one line) with the
+epoch's running ``loss`` and metrics; it returns a ``History`` whose ``history`` maps
+``loss``, the metric names and their ``val_`` versions to per-epoch values.
+"""
+import numpy as np
+
+from estimator_npu.engine.ops.core import placeholder
+from estimator_npu.keras import backend, callbacks as callbacks_mod, optimizers
+from estimator_npu.keras.engine.compiled import (Accumulator, CompiledGraph, as_arrays,
+                                                 batch_values)
+from estimator_npu.keras.engine.network import Network
+from estimator_npu.utils import nest
+
+
+class Model(Network):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.optimizer = None
+        self._compiled_graph = None
+        self.stop_training = False
+        self.history = None
+
+    # ------------------------------------------------------------ compile
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
+                **kwargs):
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._compile_metrics = metrics or []
+        self._loss_weights = loss_weights
+        self._compiled_graph = None
+        if self._is_graph_network:
+            self._compiled()
+
+    def _compiled(self):
+        if self.optimizer is None:
+            raise RuntimeError("You must compile your model before training/testing. Use "
+                               "`model.compile(optimizer, loss)`.")
+        if self._compiled_graph is None:
+            g = self.outputs[0].graph
+            with g.as_default():
+                self._compiled_graph = CompiledGraph(self)
+        return self._compiled_graph
+
+    @property
+    def metrics_names(self):
+        return list(self._compiled().names) if self.optimizer is not None else []
+
+    # ------------------------------------------------------------ building from data
+    def _ensure_built(self, xs):
+        if self._is_graph_network:
+            return
+        inputs = [placeholder(backend.floatx() if a.dtype.kind == "f" else a.dtype,
+                              [None] + list(a.shape[1:]), name=f"input_{i + 1}")
+                  for i, a in enumerate(xs)]
+        self._build_from(inputs if len(inputs) > 1 else inputs[0])
+
+    def _build_from(self, inputs):
+        outputs = self(inputs)
+        self.inputs = list(nest.flatten(inputs))
+        self.outputs = list(nest.flatten(outputs))
+        self._nested_inputs, self._nested_outputs = inputs, outputs
+        self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self._subclass_built = True
+
+    @property
+    def _has_io(self):
+        return self._is_graph_network or getattr(self, "_subclass_built", False)
+
+    def _data(self, x, y=None, sample_weight=None):
+        xs = as_arrays(x, getattr(self, "input_names", None) or ["input_1"] * (
+            len(x) if isinstance(x, (list, tuple)) and not self._has_io else 1), "inputs")
+        if not self._has_io:
+            self._ensure_built(xs)
+        ys = None if y is None else as_arrays(y, self.output_names, "targets")
+        sws = None
+        if sample_weight is not None:
+            sws = [np.asarray(w, dtype=np.float32) for w in (
+                sample_weight if isinstance(sample_weight, (list, tuple))
+                else [sample_weight])]
+        return xs, ys, sws
+
+    # ------------------------------------------------------------ loops
+    def _loop(self, cg, xs, ys, sws, batch_size, train, callbacks=None, indices=None,
+              progress=None):
+        n = len(xs[0])
+        acc = Accumulator(cg.names)
+        order = np.arange(n) if indices is None else indices
+        for b, start in enumerate(range(0, n, batch_size)):
+            idx = order[start:start + batch_size]
+            size = len(idx)
+            if callbacks is not None:
+                callbacks.on_batch_begin(b, {"batch": b, "size": size})
+            loss, stats = cg.run_batch([a[idx] for a in xs], [a[idx] for a in ys],
+                                       None if sws is None else [w[idx] for w in sws],
+                                       train)
+            acc.add(loss, stats, size)
+            running = acc.values()
+            if callbacks is not None:
+                logs = dict(running, batch=b, size=size, loss=loss)
+                callbacks.on_batch_end(b, logs)
+            if progress is not None:
+                progress.update(start + size, running)
+            if train and self.stop_training:
+                break
+        return acc.values()
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None,
+            validation_steps=None, validation_freq=1, **kwargs):
+        if x is None:
+            raise ValueError("fit: x (the input data) is required")
+        batch_size = 32 if batch_size is None else int(batch_size)
+        xs, ys, sws = self._data(x, y, sample_weight)
+        if ys is None:
+            raise ValueError("fit: y (the target data) is required")
+        val = None
+        if validation_data is not None:
+            vx, vy = validation_data[0], validation_data[1]
+            vw = validation_data[2] if len(validation_data) > 2 else None
+            val = self._data(vx, vy, vw)
+        elif validation_split and 0.0 < validation_split < 1.0:
+            split = int(len(xs[0]) * (1.0 - validation_split))
+            val = ([a[split:] for a in xs], [a[split:] for a in ys],
+                   None if sws is None else [w[split:] for w in sws])
+            xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+            sws = None if sws is None else [w[:split] for w in sws]
+        cg = self._compiled()
+        cg.train_op  # noqa: B018 - builds the optimizer's variables before the session
+        n = len(xs[0])
+        self.history = callbacks_mod.History()
+        cbs = callbacks_mod.CallbackList(list(callbacks or []) + [self.history])
+        out_names = list(cg.names) + (["val_" + m for m in cg.names] if val else [])
+        cbs.set_model(self)
+        cbs.set_params({"batch_size": batch_size, "epochs": epochs, "steps": None,
+                        "samples": n, "verbose": verbose, "do_validation": bool(val),
+                        "metrics": out_names})
+        if verbose:
+            print(f"Train on {n} samples" + (f", validate on {len(val[0][0])} samples"
+                                            if val else ""))
+        self.stop_training = False
+        cbs.on_train_begin()
+        for epoch in range(initial_epoch, epochs):
+            cbs.on_epoch_begin(epoch)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}")
+            progress = callbacks_mod.Progbar(n, verbose) if verbose else None
+            order = np.random.permutation(n) if shuffle else None
+            logs = self._loop(cg, xs, ys, sws, batch_size, True, cbs, order, progress)
+            if val and (epoch + 1) % validation_freq == 0:
+                vlogs = self._loop(cg, *val, batch_size, False)
+                logs.update({"val_" + k: v for k, v in vlogs.items()})
+            if progress is not None:
+                progress.finish(logs)
+            cbs.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        cbs.on_train_end()
+        return self.history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
+                 steps=None, callbacks=None, **kwargs):
+        batch_size = 32 if batch_size is None else int(batch_size)
+        xs, ys, sws = self._data(x, y, sample_weight)
+        cg = self._compiled()
+        progress = callbacks_mod.Progbar(len(xs[0]), verbose) if verbose == 1 else None
+        logs = self._loop(cg, xs, ys, sws, batch_size, False, progress=progress)
+        if progress is not None:
+            progress.finish(logs)
+        values = [logs[n] for n in cg.names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+        batch_size = 32 if batch_size is None else int(batch_size)
+        xs, _, _ = self._data(x)
+        cg_outputs = list(self.outputs)
+        sess = backend.get_session()
+        chunks = [[] for _ in cg_outputs]
+        for start in range(0, len(xs[0]), batch_size):
+            feed = dict(zip(self.inputs, [a[start:start + batch_size] for a in xs]))
+            for i, v in enumerate(sess.run(cg_outputs, feed)):
+                chunks[i].append(v)
+        outs = [np.concatenate(c, 0) for c in chunks]
+        return outs[0] if len(outs) == 1 else outs
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       reset_metrics=True):
+        return self._on_batch(x, y, sample_weight, True)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
+        return self._on_batch(x, y, sample_weight, False)
+
+    def _on_batch(self, x, y, sample_weight, train):
+        xs, ys, sws = self._data(x, y, sample_weight)
+        cg = self._compiled()
+        loss, stats = cg.run_batch(xs, ys, sws, train)
+        values = list(batch_values(cg.names, loss, stats).values())
+        return values[0] if len(values) == 1 else values
+
+    def predict_on_batch(self, x):
+        return self.predict(x, batch_size=len(as_arrays(x, ["x"] * (
+            len(x) if isinstance(x, (list, tuple)) else 1), "inputs")[0]))
+
+    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
+                      callbacks=None, validation_data=None, **kwargs):
+        """Trains on ``steps_per_epoch`` batches ``(x, y)`` of ``generator`` per epoch."""
+        if steps_per_epoch is None:
+            steps_per_epoch = len(generator)
+        history = callbacks_mod.History()
+        cbs = callbacks_mod.CallbackList(list(callbacks or []) + [history])
+        cbs.set_model(self)
+        cbs.set_params({"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose})
+        self.history = history
+        self.stop_training = False
+        cbs.on_train_begin()
+        it = iter(generator)
+        for epoch in range(epochs):
+            cbs.on_epoch_begin(epoch)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}")
+            acc = None
+            for step in range(steps_per_epoch):
+                batch = next(it)
+                xs, ys, sws = self._data(*batch[:3]) if len(batch) > 2 else \
+                    self._data(batch[0], batch[1])
+                cg = self._compiled()
+                acc = acc or Accumulator(cg.names)
+                loss, stats = cg.run_batch(xs, ys, sws, True)
+                acc.add(loss, stats, len(xs[0]))
+            logs = acc.values()
+            if validation_data is not None:
+                vals = self.evaluate(validation_data[0], validation_data[1], verbose=0)
+                vals = vals if isinstance(vals, list) else [vals]
+                logs.update({"val_" + k: v for k, v in zip(self._compiled().names, vals)})
+            if verbose:
+                print(f"{steps_per_epoch}/{steps_per_epoch} - " +
+                      callbacks_mod.format_logs(logs))
+            cbs.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        cbs.on_train_end()
+        return history
