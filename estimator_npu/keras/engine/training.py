@@ -9,7 +9,6 @@ epoch's running ``loss`` and metrics; it returns a ``History`` whose ``history``
 """
 import numpy as np
 
-from estimator_npu.engine.ops.core import placeholder
 from estimator_npu.keras import backend, callbacks as callbacks_mod, optimizers
 from estimator_npu.keras.engine.compiled import (Accumulator, CompiledGraph, as_arrays,
                                                  batch_values)
@@ -55,9 +54,10 @@ class Model(Network):
     def _ensure_built(self, xs):
         if self._is_graph_network:
             return
-        inputs = [placeholder(backend.floatx() if a.dtype.kind == "f" else a.dtype,
-                              [None] + list(a.shape[1:]), name=f"input_{i + 1}")
-                  for i, a in enumerate(xs)]
+        from estimator_npu.keras.engine.input_layer import Input
+        inputs = [Input(batch_shape=(None,) + tuple(a.shape[1:]),
+                        dtype=backend.floatx() if a.dtype.kind == "f" else a.dtype.name)
+                  for a in xs]
         self._build_from(inputs if len(inputs) > 1 else inputs[0])
 
     def _build_from(self, inputs):
