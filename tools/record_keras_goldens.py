@@ -51,6 +51,41 @@ def bn_case(shape):
             "weights": [w.tolist() for w in sess.run(bn.weights)]}
 
 
+def _det(weights):
+    """Deterministic values for a list of weight arrays."""
+    return [np.cos(np.arange(w.size) * 0.7 + i).reshape(w.shape).astype(np.float32) * 0.5
+            for i, w in enumerate(weights)]
+
+
+def rnn_case():
+    tf.keras.backend.clear_session()
+    x = (np.sin(np.arange(2 * 5 * 3) * 0.3).reshape(2, 5, 3)).astype(np.float32)
+    inp = tf.keras.Input((5, 3))
+    L = tf.keras.layers
+    layers = {"lstm": L.LSTM(4, return_sequences=True), "gru": L.GRU(3),
+              "simple_rnn": L.SimpleRNN(2, return_state=True),
+              "bilstm": L.Bidirectional(L.LSTM(2, return_sequences=True)),
+              "gru_back": L.GRU(2, go_backwards=True)}
+    outs = {k: layer(inp) for k, layer in layers.items()}
+    sess = tf.keras.backend.get_session()
+    for layer in layers.values():
+        layer.set_weights(_det(layer.get_weights()))
+    got = {k: [np.asarray(v).tolist() for v in (sess.run(o, {inp: x}) if isinstance(o, list)
+                                                 else [sess.run(o, {inp: x})])]
+           for k, o in outs.items()}
+    # training through the time loop
+    tf.keras.backend.clear_session()
+    model = tf.keras.Sequential([L.LSTM(4, input_shape=(5, 3)),
+                                 L.Dense(2, activation="softmax")])
+    model.set_weights(_det(model.get_weights()))
+    model.compile(tf.keras.optimizers.SGD(0.5), "categorical_crossentropy", ["acc"])
+    xs = np.concatenate([x, -x, x * 0.5, -x * 0.5], 0)
+    ys = np.eye(2)[[0, 0, 1, 1, 0, 0, 1, 1]].astype(np.float32)
+    h = model.fit(xs, ys, batch_size=4, epochs=3, verbose=0, shuffle=False)
+    got["fit"] = {k: [float(v) for v in vs] for k, vs in h.history.items()}
+    return got
+
+
 def main(path):
     goldens = {
         "sgd_categorical": fit_case(tf.keras.optimizers.SGD(0.1), "categorical_crossentropy",
@@ -62,6 +97,7 @@ def main(path):
                                          "categorical_crossentropy", ["accuracy"]),
         "bn_4d": bn_case((2, 4, 4, 3)),
         "bn_2d": bn_case((6, 3)),
+        "rnn": rnn_case(),
     }
     with open(path, "w") as f:
         json.dump(goldens, f, indent=1)

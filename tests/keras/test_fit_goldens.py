@@ -76,3 +76,45 @@ def test_batch_normalization_moving_stats_match_tf(case, shape):
     np.testing.assert_allclose(np.sum(out[0] ** 2), want["y_sum"], rtol=1e-5)
     for got, w in zip(sess.run(bn.weights), want["weights"]):
         np.testing.assert_allclose(got, w, rtol=1e-5)
+
+
+def _det(weights):
+    return [np.cos(np.arange(w.size) * 0.7 + i).reshape(w.shape).astype(np.float32) * 0.5
+            for i, w in enumerate(weights)]
+
+
+def test_recurrent_layers_match_tf():
+    """LSTM/GRU/SimpleRNN/Bidirectional with the same weights give TF's outputs, and an
+    LSTM model trains through the time loop as TF's does."""
+    tf.keras.backend.clear_session()
+    want = GOLDENS["rnn"]
+    x = (np.sin(np.arange(2 * 5 * 3) * 0.3).reshape(2, 5, 3)).astype(np.float32)
+    inp = tf.keras.Input((5, 3))
+    L = tf.keras.layers
+    layers = {"lstm": L.LSTM(4, return_sequences=True), "gru": L.GRU(3),
+              "simple_rnn": L.SimpleRNN(2, return_state=True),
+              "bilstm": L.Bidirectional(L.LSTM(2, return_sequences=True)),
+              "gru_back": L.GRU(2, go_backwards=True)}
+    outs = {k: layer(inp) for k, layer in layers.items()}
+    assert [v.op.name for v in layers["lstm"].weights] == [
+        "lstm/lstm_cell/kernel", "lstm/lstm_cell/recurrent_kernel", "lstm/lstm_cell/bias"]
+    assert layers["bilstm"].weights[0].op.name == \
+        "bidirectional/forward_lstm_1/lstm_cell/kernel"
+    sess = tf.keras.backend.get_session()
+    for layer in layers.values():
+        layer.set_weights(_det(layer.get_weights()))
+    for k, o in outs.items():
+        got = sess.run(o, {inp: x}) if isinstance(o, list) else [sess.run(o, {inp: x})]
+        assert len(got) == len(want[k]), k
+        for g, w in zip(got, want[k]):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=k)
+    tf.keras.backend.clear_session()
+    model = tf.keras.Sequential([L.LSTM(4, input_shape=(5, 3)),
+                                 L.Dense(2, activation="softmax")])
+    model.set_weights(_det(model.get_weights()))
+    model.compile(tf.keras.optimizers.SGD(0.5), "categorical_crossentropy", ["acc"])
+    xs = np.concatenate([x, -x, x * 0.5, -x * 0.5], 0)
+    ys = np.eye(2)[[0, 0, 1, 1, 0, 0, 1, 1]].astype(np.float32)
+    h = model.fit(xs, ys, batch_size=4, epochs=3, verbose=0, shuffle=False)
+    for key, values in want["fit"].items():
+        np.testing.assert_allclose(h.history[key], values, rtol=2e-5, err_msg=key)

@@ -25,6 +25,8 @@ from estimator_npu.keras.layers.pooling import (  # noqa: F401
     GlobalAveragePooling2D, GlobalAvgPool1D, GlobalAvgPool2D, GlobalMaxPool1D,
     GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPool1D, MaxPool2D,
     MaxPooling1D, MaxPooling2D)
+from estimator_npu.keras.layers.recurrent import (GRU, LSTM, Bidirectional,  # noqa: F401
+                                                  SimpleRNN, TimeDistributed)
 from estimator_npu.compat.missing import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr("estimator_npu.keras.layers")
