@@ -31,7 +31,9 @@ def _per_output(spec, names, what):
 class CompiledGraph:
     """The compiled model's graph pieces for one graph."""
 
-    def __init__(self, model):
+    def __init__(self, model, targets=None):
+        """``targets``: one tensor per output to use as the labels (``model_to_estimator``)
+        instead of the target placeholders ``fit`` feeds."""
         self.model = model
         g = self.graph = get_default_graph()
         outputs, names = model.outputs, model.output_names
@@ -50,14 +52,15 @@ class CompiledGraph:
         total, self.names, self.stats = None, ["loss"], []
         output_losses = []
         with g.name_scope("loss"):
-            for out, name, fn, w in zip(outputs, names, loss_fns, weights):
+            for i, (out, name, fn, w) in enumerate(zip(outputs, names, loss_fns, weights)):
                 if fn is None:
                     self.targets.append(None)
                     self.sample_weights.append(None)
                     continue
                 rank = out.shape.ndims
                 target = placeholder(out.dtype, [None] * rank if rank else None,
-                                     name=f"{name}_target")
+                                     name=f"{name}_target") if targets is None else \
+                    math_ops.cast(targets[i], out.dtype)
                 per = fn(target, out)
                 sw = placeholder_with_default(array_ops.ones_like(per), [None] * (
                     per.shape.ndims if per.shape.ndims is not None else 1),
