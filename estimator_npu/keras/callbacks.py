@@ -27,12 +27,15 @@ class Progbar:
     ``N/N [==============================] - 0s 152us/sample - loss: ...``;
     ``verbose=2``: only ``N/N - 0s - loss: ...`` at the end."""
 
-    def __init__(self, target, verbose=1, width=30):
+    def __init__(self, target, verbose=1, width=30, steps=False):
         self.target, self.verbose, self.width = target, verbose, width
+        self.steps = steps  # counting batches (a dataset), not samples
         self.start = time.time()
         self._tty = hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
 
     def _bar(self, current):
+        if self.target is None:
+            return f"{current}/Unknown"
         digits = len(str(self.target))
         done = int(self.width * current / max(self.target, 1))
         bar = "=" * max(done - 1, 0) + (">" if current < self.target else "=") \
@@ -41,7 +44,8 @@ class Progbar:
         return f"{current:>{digits}}/{self.target} [{bar}]"
 
     def update(self, current, logs):
-        if self.verbose == 1 and self._tty and current < self.target:
+        self.current = current
+        if self.verbose == 1 and self._tty and self.target and current < self.target:
             elapsed = time.time() - self.start
             eta = elapsed / max(current, 1) * (self.target - current)
             sys.stdout.write(f"\r{self._bar(current)} - ETA: {eta:.0f}s - "
@@ -50,11 +54,14 @@ class Progbar:
 
     def finish(self, logs):
         elapsed = time.time() - self.start
+        if self.target is None:
+            self.target = getattr(self, "current", 0)
         if self.verbose == 1:
             per = elapsed / max(self.target, 1)
             unit = f"{per * 1e6:.0f}us" if per < 1e-3 else f"{per * 1e3:.0f}ms" \
                 if per < 1 else f"{per:.0f}s"
-            line = f"{self._bar(self.target)} - {elapsed:.0f}s {unit}/sample - " \
+            what = "step" if self.steps else "sample"
+            line = f"{self._bar(self.target)} - {elapsed:.0f}s {unit}/{what} - " \
                    f"{format_logs(logs)}"
             sys.stdout.write(("\r" if self._tty else "") + line + "\n")
         else:

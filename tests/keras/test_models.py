@@ -144,3 +144,23 @@ def test_errors_name_the_problem():
     with pytest.raises(RuntimeError, match="compile"):
         tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))]).evaluate(
             np.ones((2, 2)), np.ones((2, 1)))
+
+
+def test_fit_evaluate_predict_on_a_dataset(capsys):
+    x, y = _blobs(96)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu",
+                                                       input_shape=(4,)),
+                                 tf.keras.layers.Dense(3, activation="softmax")])
+    model.compile(tf.keras.optimizers.Adam(0.02), "sparse_categorical_crossentropy",
+                  metrics=["acc"])
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(96, seed=1).repeat().batch(16)
+    hist = model.fit(ds, epochs=8, steps_per_epoch=6, verbose=2)
+    out = capsys.readouterr().out
+    assert "Epoch 8/8" in out and "6/6 - " in out and "Train on" not in out
+    assert hist.history["loss"][-1] < hist.history["loss"][0]
+    test = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+    loss, acc = model.evaluate(test, verbose=0)
+    assert acc > 0.9
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [loss, acc], rtol=1e-5)
+    pred = model.predict(tf.data.Dataset.from_tensor_slices(x).batch(40))
+    np.testing.assert_allclose(pred, model.predict(x), rtol=1e-6)

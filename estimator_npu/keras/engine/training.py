@@ -10,6 +10,7 @@ epoch's running ``loss`` and metrics; it returns a ``History`` whose ``history``
 import numpy as np
 
 from estimator_npu.keras import backend, callbacks as callbacks_mod, optimizers
+from estimator_npu.keras.engine.batches import DatasetBatches, array_batches, is_dataset
 from estimator_npu.keras.engine.compiled import (Accumulator, CompiledGraph, as_arrays,
                                                  batch_values)
 from estimator_npu.keras.engine.network import Network
@@ -87,29 +88,39 @@ class Model(Network):
         return xs, ys, sws
 
     # ------------------------------------------------------------ loops
-    def _loop(self, cg, xs, ys, sws, batch_size, train, callbacks=None, indices=None,
-              progress=None):
-        n = len(xs[0])
+    def _loop(self, cg, batches, train, callbacks=None, progress=None):
         acc = Accumulator(cg.names)
-        order = np.arange(n) if indices is None else indices
-        for b, start in enumerate(range(0, n, batch_size)):
-            idx = order[start:start + batch_size]
-            size = len(idx)
+        seen = 0
+        for b, (xs, ys, sws, size) in enumerate(batches):
             if callbacks is not None:
                 callbacks.on_batch_begin(b, {"batch": b, "size": size})
-            loss, stats = cg.run_batch([a[idx] for a in xs], [a[idx] for a in ys],
-                                       None if sws is None else [w[idx] for w in sws],
-                                       train)
+            loss, stats = cg.run_batch(xs, ys, sws, train)
             acc.add(loss, stats, size)
+            seen += size
             running = acc.values()
             if callbacks is not None:
-                logs = dict(running, batch=b, size=size, loss=loss)
-                callbacks.on_batch_end(b, logs)
+                callbacks.on_batch_end(b, dict(running, batch=b, size=size, loss=loss))
             if progress is not None:
-                progress.update(start + size, running)
+                progress.update(b + 1 if progress.steps else seen, running)
             if train and self.stop_training:
                 break
         return acc.values()
+
+    def _batches(self, x, y, sample_weight, batch_size, steps, shuffle=False):
+        """``(source, n)``: an object whose ``epoch()`` yields batches, and the number of
+        samples (arrays) or steps (datasets; None when unknown)."""
+        if is_dataset(x):
+            return DatasetBatches(x, steps, self._data), steps
+        xs, ys, sws = self._data(x, y, sample_weight)
+
+        class _Arrays:
+            n = len(xs[0])
+            data = (xs, ys, sws)
+
+            def epoch(inner):
+                order = np.random.permutation(inner.n) if shuffle else None
+                return array_batches(xs, ys, sws, batch_size, order)
+        return _Arrays(), len(xs[0])
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -118,44 +129,49 @@ class Model(Network):
         if x is None:
             raise ValueError("fit: x (the input data) is required")
         batch_size = 32 if batch_size is None else int(batch_size)
-        xs, ys, sws = self._data(x, y, sample_weight)
-        if ys is None:
+        source, n = self._batches(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
+        by_steps = is_dataset(x)
+        if not by_steps and source.data[1] is None:
             raise ValueError("fit: y (the target data) is required")
         val = None
         if validation_data is not None:
-            vx, vy = validation_data[0], validation_data[1]
-            vw = validation_data[2] if len(validation_data) > 2 else None
-            val = self._data(vx, vy, vw)
-        elif validation_split and 0.0 < validation_split < 1.0:
-            split = int(len(xs[0]) * (1.0 - validation_split))
-            val = ([a[split:] for a in xs], [a[split:] for a in ys],
-                   None if sws is None else [w[split:] for w in sws])
-            xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
-            sws = None if sws is None else [w[:split] for w in sws]
+            if is_dataset(validation_data):
+                val = DatasetBatches(validation_data, validation_steps, self._data)
+            else:
+                vw = validation_data[2] if len(validation_data) > 2 else None
+                vx, vy, vw = self._data(validation_data[0], validation_data[1], vw)
+                val = _Fixed(vx, vy, vw, batch_size)
+        elif validation_split and 0.0 < validation_split < 1.0 and not by_steps:
+            xs, ys, sws = source.data
+            split = int(n * (1.0 - validation_split))
+            val = _Fixed([a[split:] for a in xs], [a[split:] for a in ys],
+                         None if sws is None else [w[split:] for w in sws], batch_size)
+            source, n = self._batches([a[:split] for a in xs], [a[:split] for a in ys],
+                                      None if sws is None else [w[:split] for w in sws],
+                                      batch_size, None, shuffle)
         cg = self._compiled()
         cg.train_op  # noqa: B018 - builds the optimizer's variables before the session
-        n = len(xs[0])
         self.history = callbacks_mod.History()
         cbs = callbacks_mod.CallbackList(list(callbacks or []) + [self.history])
         out_names = list(cg.names) + (["val_" + m for m in cg.names] if val else [])
         cbs.set_model(self)
-        cbs.set_params({"batch_size": batch_size, "epochs": epochs, "steps": None,
-                        "samples": n, "verbose": verbose, "do_validation": bool(val),
-                        "metrics": out_names})
-        if verbose:
-            print(f"Train on {n} samples" + (f", validate on {len(val[0][0])} samples"
-                                            if val else ""))
+        cbs.set_params({"batch_size": batch_size, "epochs": epochs,
+                        "steps": n if by_steps else None,
+                        "samples": None if by_steps else n, "verbose": verbose,
+                        "do_validation": bool(val), "metrics": out_names})
+        if verbose and not by_steps:
+            print(f"Train on {n} samples" + (f", validate on {val.n} samples"
+                                            if isinstance(val, _Fixed) else ""))
         self.stop_training = False
         cbs.on_train_begin()
         for epoch in range(initial_epoch, epochs):
             cbs.on_epoch_begin(epoch)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}")
-            progress = callbacks_mod.Progbar(n, verbose) if verbose else None
-            order = np.random.permutation(n) if shuffle else None
-            logs = self._loop(cg, xs, ys, sws, batch_size, True, cbs, order, progress)
+            progress = callbacks_mod.Progbar(n, verbose, steps=by_steps) if verbose else None
+            logs = self._loop(cg, source.epoch(), True, cbs, progress)
             if val and (epoch + 1) % validation_freq == 0:
-                vlogs = self._loop(cg, *val, batch_size, False)
+                vlogs = self._loop(cg, val.epoch(), False)
                 logs.update({"val_" + k: v for k, v in vlogs.items()})
             if progress is not None:
                 progress.finish(logs)
@@ -168,24 +184,28 @@ class Model(Network):
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, callbacks=None, **kwargs):
         batch_size = 32 if batch_size is None else int(batch_size)
-        xs, ys, sws = self._data(x, y, sample_weight)
+        source, n = self._batches(x, y, sample_weight, batch_size, steps)
         cg = self._compiled()
-        progress = callbacks_mod.Progbar(len(xs[0]), verbose) if verbose == 1 else None
-        logs = self._loop(cg, xs, ys, sws, batch_size, False, progress=progress)
+        progress = callbacks_mod.Progbar(n, verbose, steps=is_dataset(x)) \
+            if verbose == 1 else None
+        logs = self._loop(cg, source.epoch(), False, progress=progress)
         if progress is not None:
             progress.finish(logs)
-        values = [logs[n] for n in cg.names]
+        values = [logs[k] for k in cg.names]
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         batch_size = 32 if batch_size is None else int(batch_size)
-        xs, _, _ = self._data(x)
-        cg_outputs = list(self.outputs)
+        if is_dataset(x):
+            batches = DatasetBatches(x, steps, self._data, with_targets=False).epoch()
+        else:
+            xs, _, _ = self._data(x)
+            batches = array_batches(xs, None, None, batch_size)
+        outputs = list(self.outputs)
         sess = backend.get_session()
-        chunks = [[] for _ in cg_outputs]
-        for start in range(0, len(xs[0]), batch_size):
-            feed = dict(zip(self.inputs, [a[start:start + batch_size] for a in xs]))
-            for i, v in enumerate(sess.run(cg_outputs, feed)):
+        chunks = [[] for _ in outputs]
+        for xs, _, _, _ in batches:
+            for i, v in enumerate(sess.run(outputs, dict(zip(self.inputs, xs)))):
                 chunks[i].append(v)
         outs = [np.concatenate(c, 0) for c in chunks]
         return outs[0] if len(outs) == 1 else outs
@@ -247,3 +267,14 @@ class Model(Network):
                 break
         cbs.on_train_end()
         return history
+
+
+class _Fixed:
+    """Validation arrays, in order, by ``batch_size``."""
+
+    def __init__(self, xs, ys, sws, batch_size):
+        self.xs, self.ys, self.sws, self.batch_size = xs, ys, sws, batch_size
+        self.n = len(xs[0])
+
+    def epoch(self):
+        return array_batches(self.xs, self.ys, self.sws, self.batch_size)
