@@ -19,3 +19,8 @@ def _fresh(layer, copy):
     new._trainable_weights, new._non_trainable_weights = [], []
     new._updates, new._losses, new._constraints, new._inbound_nodes = [], [], [], []
     return new
+
+
+from estimator_npu.compat.missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("estimator_npu.keras.models")

@@ -79,6 +79,42 @@ class Network(Layer):
         self._is_graph_network = True
 
     @property
+    def input(self):
+        if getattr(self, "_nested_inputs", None) is not None:
+            return self._nested_inputs
+        return super().input
+
+    @property
+    def output(self):
+        if getattr(self, "_nested_outputs", None) is not None:
+            return self._nested_outputs
+        return super().output
+
+    @property
+    def input_shape(self):
+        if getattr(self, "_nested_inputs", None) is not None:
+            return nest.map_structure(backend.int_shape, self._nested_inputs)
+        return super().input_shape
+
+    @property
+    def output_shape(self):
+        if getattr(self, "_nested_outputs", None) is not None:
+            return nest.map_structure(backend.int_shape, self._nested_outputs)
+        return super().output_shape
+
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+        """Not implemented: whole-model files (HDF5 / SavedModel with the architecture)
+        need the layers' configs; ``save_weights`` writes the weights."""
+        raise NotImplementedError(
+            f"estimator_npu does not implement tf.keras.Model.save ({filepath!r}) (yet): "
+            f"use model.save_weights(path) and rebuild the model in code; docs/porting.md "
+            f"lists what is supported")
+
+    def to_json(self, **kwargs):
+        raise NotImplementedError("estimator_npu does not implement tf.keras.Model.to_json "
+                                  "(yet); docs/porting.md lists what is supported")
+
+    @property
     def layers(self):
         if getattr(self, "_is_graph_network", False):
             return list(self._all_layers)
