@@ -86,6 +86,34 @@ def rnn_case():
     return got
 
 
+def cnn_data():
+    rng = np.random.RandomState(3)
+    x = rng.rand(24, 6, 6, 2).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[np.arange(24) % 3]
+    x[:, :2, :, 0] += y[:, :1, None] * 2
+    return x, y
+
+
+def cnn_model(L):
+    return tf.keras.Sequential([
+        L.Conv2D(3, 3, padding="same", activation="relu", input_shape=(6, 6, 2)),
+        L.BatchNormalization(), L.MaxPooling2D(), L.Dropout(0.0), L.Flatten(),
+        L.Dense(3, activation="softmax", kernel_regularizer=tf.keras.regularizers.l2(0.01))])
+
+
+def cnn_case():
+    tf.keras.backend.clear_session()
+    model = cnn_model(tf.keras.layers)
+    model.set_weights(_det(model.get_weights()))
+    model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.5), "categorical_crossentropy",
+                  ["acc"])
+    x, y = cnn_data()
+    h = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+    return {"history": {k: [float(v) for v in vs] for k, vs in h.history.items()},
+            "weights": [w.tolist() for w in model.get_weights()],
+            "predict": model.predict(x[:4]).tolist()}
+
+
 def main(path):
     goldens = {
         "sgd_categorical": fit_case(tf.keras.optimizers.SGD(0.1), "categorical_crossentropy",
@@ -98,6 +126,7 @@ def main(path):
         "bn_4d": bn_case((2, 4, 4, 3)),
         "bn_2d": bn_case((6, 3)),
         "rnn": rnn_case(),
+        "cnn": cnn_case(),
     }
     with open(path, "w") as f:
         json.dump(goldens, f, indent=1)

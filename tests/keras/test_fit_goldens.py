@@ -118,3 +118,28 @@ def test_recurrent_layers_match_tf():
     h = model.fit(xs, ys, batch_size=4, epochs=3, verbose=0, shuffle=False)
     for key, values in want["fit"].items():
         np.testing.assert_allclose(h.history[key], values, rtol=2e-5, err_msg=key)
+
+
+def test_cnn_with_batch_norm_and_regularizer_trains_as_tf():
+    """Conv2D + BatchNormalization (fit feeds the learning phase, runs model.updates) +
+    MaxPooling2D + Dense with an l2 penalty (in the loss), SGD with momentum."""
+    tf.keras.backend.clear_session()
+    L = tf.keras.layers
+    model = tf.keras.Sequential([
+        L.Conv2D(3, 3, padding="same", activation="relu", input_shape=(6, 6, 2)),
+        L.BatchNormalization(), L.MaxPooling2D(), L.Dropout(0.0), L.Flatten(),
+        L.Dense(3, activation="softmax", kernel_regularizer=tf.keras.regularizers.l2(0.01))])
+    model.set_weights(_det(model.get_weights()))
+    model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.5), "categorical_crossentropy",
+                  ["acc"])
+    rng = np.random.RandomState(3)
+    x = rng.rand(24, 6, 6, 2).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[np.arange(24) % 3]
+    x[:, :2, :, 0] += y[:, :1, None] * 2
+    h = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+    want = GOLDENS["cnn"]
+    for key, values in want["history"].items():
+        np.testing.assert_allclose(h.history[key], values, rtol=2e-5, err_msg=key)
+    for got, w in zip(model.get_weights(), want["weights"]):
+        np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(model.predict(x[:4]), want["predict"], rtol=1e-4)

@@ -163,4 +163,18 @@ def test_fit_evaluate_predict_on_a_dataset(capsys):
     assert acc > 0.9
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [loss, acc], rtol=1e-5)
     pred = model.predict(tf.data.Dataset.from_tensor_slices(x).batch(40))
-    np.testing.assert_allclose(pred, model.predict(x), rtol=1e-6)
+    np.testing.assert_allclose(pred, model.predict(x), rtol=1e-5, atol=1e-7)
+
+
+def test_sample_and_class_weights_scale_the_loss():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,),
+                                                       kernel_initializer="zeros")])
+    model.compile(tf.keras.optimizers.SGD(0.0), "mse")
+    x = np.array([[1.0], [2.0]], np.float32)
+    y = np.array([[1.0], [2.0]], np.float32)          # prediction 0: squared errors 1, 4
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(2.5)
+    assert model.evaluate(x, y, sample_weight=np.array([1.0, 0.0]), verbose=0) == \
+        pytest.approx(0.5)
+    hist = model.fit(x, np.array([0, 1]), class_weight={0: 0.0, 1: 2.0}, verbose=0,
+                     shuffle=False)
+    assert hist.history["loss"] == [pytest.approx(1.0)]   # (0 * 0 + 2 * 1) / 2

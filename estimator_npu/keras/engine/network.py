@@ -79,6 +79,24 @@ class Network(Layer):
         self._is_graph_network = True
 
     @property
+    def weights(self):
+        """Layer by layer, each layer's weights (trainable then not), as Keras orders a
+        model's weights (``get_weights``/``set_weights`` use this order)."""
+        out, seen = [], set()
+        for layer in self._sublayers:
+            for w in layer.weights:
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out.append(w)
+        for w in self._trainable_weights + self._non_trainable_weights:
+            if id(w) not in seen:
+                seen.add(id(w))
+                out.append(w)
+        return out
+
+    variables = weights
+
+    @property
     def input(self):
         if getattr(self, "_nested_inputs", None) is not None:
             return self._nested_inputs

@@ -129,6 +129,8 @@ class Model(Network):
         if x is None:
             raise ValueError("fit: x (the input data) is required")
         batch_size = 32 if batch_size is None else int(batch_size)
+        if class_weight is not None and sample_weight is None and not is_dataset(x):
+            sample_weight = _class_weights(y, class_weight)
         source, n = self._batches(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
         by_steps = is_dataset(x)
         if not by_steps and source.data[1] is None:
@@ -278,3 +280,11 @@ class _Fixed:
 
     def epoch(self):
         return array_batches(self.xs, self.ys, self.sws, self.batch_size)
+
+
+def _class_weights(y, class_weight):
+    """Per-sample weights ``class_weight[class of y]`` (one-hot or integer targets)."""
+    y = np.asarray(y[0] if isinstance(y, (list, tuple)) else y)
+    classes = np.argmax(y, -1) if y.ndim == 2 and y.shape[1] > 1 else \
+        y.reshape(len(y)).astype(np.int64)
+    return np.array([class_weight.get(int(c), 1.0) for c in classes], dtype=np.float32)

@@ -8,8 +8,9 @@ fused path (``tf.nn.fused_batch_norm``), whose variance for the moving average i
 unbiased one (n / (n - 1)); other inputs use ``moments``' (biased) variance.
 """
 from estimator_npu.engine import dtypes
-from estimator_npu.engine.ops import array_ops, math_ops, nn_ops, state_ops
-from estimator_npu.engine.ops.core import convert_to_tensor, stop_gradient
+from estimator_npu.engine.ops import array_ops, nn_ops, state_ops
+from estimator_npu.engine.ops.control_ops import cond
+from estimator_npu.engine.ops.core import convert_to_tensor, identity, stop_gradient
 from estimator_npu.keras import backend, constraints, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
 from estimator_npu.layers.fused_batch_norm import fused_batch_norm
@@ -83,32 +84,38 @@ class BatchNormalization(Layer):
         if beta is None:
             beta = array_ops.zeros(self._param_shape)
         fmt = "NCHW" if self._axes == [1] else "NHWC"
-        if self._fused:
-            infer = fused_batch_norm(x, gamma, beta, self.moving_mean, self.moving_variance,
+
+        def infer():
+            if self._fused:
+                y = fused_batch_norm(x, gamma, beta, self.moving_mean, self.moving_variance,
                                      self.epsilon, data_format=fmt, is_training=False)[0]
-        else:
-            infer = nn_ops.batch_normalization(x, bcast(self.moving_mean),
+            else:
+                y = nn_ops.batch_normalization(x, bcast(self.moving_mean),
                                                bcast(self.moving_variance), bcast(beta),
                                                bcast(gamma), self.epsilon)
-        if training is False:
-            return infer
-        if self._fused:
-            train, mean, variance = fused_batch_norm(x, gamma, beta, epsilon=self.epsilon,
-                                                     data_format=fmt, is_training=True)
-        else:
+            return y, identity(self.moving_mean), identity(self.moving_variance)
+
+        def train():
+            if self._fused:
+                return fused_batch_norm(x, gamma, beta, epsilon=self.epsilon,
+                                        data_format=fmt, is_training=True)
             mean, variance = nn_ops.moments(x, [i for i in range(nd) if i not in self._axes])
-            train = nn_ops.batch_normalization(x, bcast(mean), bcast(variance), bcast(beta),
-                                               bcast(gamma), self.epsilon)
-        decay = 1.0 - self.momentum
+            y = nn_ops.batch_normalization(x, bcast(mean), bcast(variance), bcast(beta),
+                                           bcast(gamma), self.epsilon)
+            return y, mean, variance
+
+        if training is False:
+            return infer()[0]
         if training is True:
-            out = train
-        else:
-            out = array_ops.where(training, train, infer)
-            decay = math_ops.cast(training, mean.dtype) * decay
+            out, mean, variance = train()
+        else:  # a bool tensor: only the taken branch runs (no NaN from the other one)
+            out, mean, variance = cond(training, train, infer)
+        decay = 1.0 - self.momentum
         g = x.graph
         for var, value, label in ((self.moving_mean, mean, "AssignMovingAvg"),
                                   (self.moving_variance, variance, "AssignMovingAvg_1")):
             with g.name_scope(label):
+                # unchanged when training is false: the infer branch returns var itself
                 self.add_update(state_ops.assign_sub(
                     var, (var - stop_gradient(value)) * decay))
         out.set_shape(x.shape)
