@@ -147,3 +147,35 @@ def test_keras_layers_in_an_estimator_model_fn(tmp_path):
     assert not np.allclose(est.get_variable_value("batch_normalization/moving_mean"), 0)
     ev = est.evaluate(tf.estimator.inputs.numpy_input_fn({"x": x}, y, shuffle=False))
     assert ev["global_step"] == 20 and np.isfinite(ev["loss"])
+
+
+def test_user_layer_subclass_and_constraints():
+    class Scale(tf.keras.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def build(self, input_shape):
+            self.w = self.add_weight(name="w", shape=(input_shape[-1], self.units),
+                                     initializer="ones", trainable=True,
+                                     constraint=tf.keras.constraints.NonNeg())
+            super().build(input_shape)
+
+        def call(self, x):
+            return tf.matmul(x, self.w)
+
+        def get_config(self):
+            return dict(super().get_config(), units=self.units)
+
+    layer = Scale(2)
+    assert layer.name == "scale" and layer.get_config()["units"] == 2
+    inp = tf.keras.Input((3,))
+    model = tf.keras.Model(inp, layer(inp))
+    assert [v.op.name for v in model.trainable_weights] == ["scale/w"]
+    model.compile(tf.keras.optimizers.SGD(1.0), "mse")
+    x = np.ones((4, 3), np.float32)
+    model.fit(x, np.full((4, 2), -5.0, np.float32), epochs=1, verbose=0)
+    w = model.get_weights()[0]
+    assert (w >= 0).all() and (w == 0).all()    # one big step down, clipped at zero
+    f = tf.keras.backend.function([inp], [model.output])
+    np.testing.assert_array_equal(f([x])[0], np.zeros((4, 2)))
