@@ -178,3 +178,22 @@ def test_sample_and_class_weights_scale_the_loss():
     hist = model.fit(x, np.array([0, 1]), class_weight={0: 0.0, 1: 2.0}, verbose=0,
                      shuffle=False)
     assert hist.history["loss"] == [pytest.approx(1.0)]   # (0 * 0 + 2 * 1) / 2
+
+
+def test_tensorboard_csv_logger_and_reduce_lr(tmp_path):
+    x, y = _blobs(48)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax",
+                                                       input_shape=(4,))])
+    model.compile(tf.keras.optimizers.SGD(0.1), "sparse_categorical_crossentropy",
+                  metrics=["acc"])
+    reduce = tf.keras.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=0,
+                                                  min_delta=100.0)
+    model.fit(x, y, epochs=3, verbose=0, validation_data=(x, y), callbacks=[
+        tf.keras.callbacks.TensorBoard(log_dir=str(tmp_path / "tb")),
+        tf.keras.callbacks.CSVLogger(str(tmp_path / "log.csv")), reduce])
+    lines = (tmp_path / "log.csv").read_text().splitlines()
+    assert lines[0] == "epoch,acc,loss,val_acc,val_loss" and len(lines) == 4
+    assert [line.split(",")[0] for line in lines[1:]] == ["0", "1", "2"]
+    assert any(p.name.startswith("events.out.tfevents") for p in (tmp_path / "tb").iterdir())
+    # min_delta=100: never an improvement, so each epoch halves the rate (after the first)
+    assert float(tf.keras.backend.get_value(model.optimizer.lr)) == pytest.approx(0.025)

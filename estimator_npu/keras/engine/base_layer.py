@@ -160,13 +160,11 @@ class Layer:
         for v in self._trainable_weights + self._non_trainable_weights:
             if v.op.name == name:
                 return v
-        return self.add_weight(base, shape, dtype, initializer,
-                               regularizer or self._regularizers.get(base),
+        return self.add_weight(base, shape, dtype, initializer, regularizer,
                                True if trainable is None else trainable,
                                constraint or self._constraint_of.get(base))
 
-    _regularizers = {}
-    _constraint_of = {}
+    _constraint_of = {}  # weight name -> constraint, for weights a tf.layers function makes
 
     def _gather(self, attr):
         out, seen = [], set()
@@ -258,8 +256,7 @@ class Layer:
         g = get_default_graph()
         if kwargs.get("training") is None and self._call_takes("training"):
             kwargs["training"] = backend.learning_phase()
-        if not isinstance(inputs, (list, tuple, dict)) or not isinstance(self, _MultiInput):
-            inputs = nest.map_structure(_as_tensor, inputs)
+        inputs = nest.map_structure(_as_tensor, inputs)
         if self._scope is None and not self._opens_name_scope:
             self._scope = g.unique_name(self.name, mark_as_used=False)
         with g.name_scope(self.name) if self._opens_name_scope else _nullcontext() as scope:
@@ -318,10 +315,6 @@ class _nullcontext:
 
     def __exit__(self, *exc):
         return False
-
-
-class _MultiInput:
-    """Marker: layers whose inputs are a list of tensors (merge layers)."""
 
 
 def _as_tensor(x):

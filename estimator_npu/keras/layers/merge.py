@@ -4,10 +4,10 @@ import functools
 
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
-from estimator_npu.keras.engine.base_layer import Layer, _MultiInput
+from estimator_npu.keras.engine.base_layer import Layer
 
 
-class _Merge(Layer, _MultiInput):
+class _Merge(Layer):
     _op = None
 
     def call(self, inputs):
