@@ -29,7 +29,7 @@ PERMISSIVE_PACKAGES = (
     "tensorflow.python.platform", "tensorflow.python.summary", "tensorflow.python.layers",
     "tensorflow.python.eager", "tensorflow.python.lib", "tensorflow.python.lib.io",
     "tensorflow.python.data", "tensorflow.python.data.ops", "tensorflow.python.data.util",
-    "tensorflow.python.keras", "tensorflow.python.keras.layers", "tensorflow.python.keras.engine",
+    "tensorflow.python.keras", "tensorflow.python.keras.engine",
     "tensorflow.python.keras.utils", "tensorflow.python.estimator",
     "tensorflow.python.saved_model", "tensorflow.python.tools", "tensorflow.python.debug",
     "tensorflow.python.profiler", "tensorflow.python.distribute", "tensorflow.python.compiler",
@@ -39,13 +39,21 @@ PERMISSIVE_PACKAGES = (
 
 # TF's internal packages whose attributes are modules: ``from tensorflow.python.ops import
 # variable_scope`` must give a module even though ``tf.variable_scope`` is a function.
-MODULE_PACKAGES = PERMISSIVE_PACKAGES[:PERMISSIVE_PACKAGES.index("npu_bridge")]
+# (tensorflow.python.keras and its layers package export classes: Dense, Model, ...)
+MODULE_PACKAGES = tuple(p for p in PERMISSIVE_PACKAGES[:PERMISSIVE_PACKAGES.index("npu_bridge")]
+                        if p not in ("tensorflow.python.keras",
+                                     "tensorflow.python.keras.utils"))
 
 _ROOT = "estimator_npu"
 _NN = ["estimator_npu.nn", _ROOT]
 _TRAIN = ["estimator_npu.train", _ROOT]
 
 TARGETS = {
+    "tensorflow.python.keras": ["estimator_npu.keras"],
+    "tensorflow.python.keras.layers": ["estimator_npu.keras.layers"],
+    "tensorflow.python.keras.utils": ["estimator_npu.keras.utils"],
+    "tensorflow.python.keras.utils.np_utils": ["estimator_npu.keras.utils"],
+    "tensorflow.keras.utils.np_utils": ["estimator_npu.keras.utils"],
     "tensorflow": [_ROOT],
     "tensorflow.compat": ["estimator_npu.compat"],
     "tensorflow.core": ["estimator_npu.core"],

@@ -33,6 +33,11 @@ DOCUMENTED_PATHS = [
     "npu_bridge.estimator.npu.npu_hook", "npu_bridge.estimator.npu.npu_plugin",
     "npu_bridge.estimator.npu_ops", "npu_bridge.hccl.hccl_ops", "hccl.manage.api",
     "hccl.split.api", "npu_bridge.estimator.npu.npu_rnn",
+    "tensorflow.keras", "tensorflow.keras.layers", "tensorflow.keras.models",
+    "tensorflow.keras.backend", "tensorflow.keras.optimizers", "tensorflow.keras.losses",
+    "tensorflow.keras.metrics", "tensorflow.keras.callbacks",
+    "tensorflow.keras.initializers", "tensorflow.keras.regularizers",
+    "tensorflow.keras.activations", "tensorflow.keras.utils",
 ]
 
 # TF1 names real scripts use; the ones estimator_npu lacks are listed as not implemented.
