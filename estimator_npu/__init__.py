@@ -181,3 +181,18 @@ from estimator_npu.compat.missing import module_getattr as _module_getattr  # no
 __getattr__ = _module_getattr(__name__)
 from estimator_npu import feature_column  # noqa: F401,E402
 from estimator_npu import initializers  # noqa: F401,E402
+# tf.Print / tf.print / tf.Assert and the tf.assert_* checks (estimator_npu.checks)
+from estimator_npu import debugging  # noqa: F401,E402
+from estimator_npu.checks.asserts import (assert_equal, assert_greater,  # noqa: F401,E402
+                                          assert_greater_equal, assert_integer, assert_less,
+                                          assert_less_equal, assert_near, assert_negative,
+                                          assert_non_negative, assert_non_positive,
+                                          assert_none_equal, assert_positive,
+                                          assert_proper_iterable, assert_rank,
+                                          assert_rank_at_least, assert_rank_in,
+                                          assert_same_float_dtype, assert_scalar, assert_type,
+                                          get_static_value, is_non_decreasing,
+                                          is_numeric_tensor, is_strictly_increasing)
+from estimator_npu.checks.asserts import assert_all_finite as verify_tensor_all_finite  # noqa
+from estimator_npu.checks.logging_ops import Assert, Print  # noqa: F401,E402
+from estimator_npu.checks.logging_ops import print_v2 as print  # noqa: F401,E402,A001

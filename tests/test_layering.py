@@ -36,6 +36,7 @@ RANKS = {
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
     "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
+    "checks": 3,  # tf.Print/tf.print/tf.Assert ops and the tf.assert_* checks over engine ops
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).
