@@ -69,7 +69,7 @@ def _tensor_str(t):
     return f'Tensor("{t.name}", shape={t.shape}, dtype={t.dtype.name})'
 
 
-def _binary(sym, opname, op_func, np_func, x, y, data, summarize, message, name):
+def _compare(sym, opname, op_func, np_func, x, y, data, summarize, message, name):
     with name_scope(name, opname):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y")
@@ -90,36 +90,36 @@ def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
     with name_scope(name, "assert_equal"):  # TF opens this scope first: assert_equal_1/x
         if x is y:
             return no_op()
-    return _binary("==", "assert_equal", math_ops.equal, np.equal, x, y, data, summarize,
+    return _compare("==", "assert_equal", math_ops.equal, np.equal, x, y, data, summarize,
                    message, name)
 
 
 def assert_none_equal(x, y, data=None, summarize=None, message=None, name=None):
-    return _binary("!=", "assert_none_equal", math_ops.not_equal, np.not_equal, x, y, data,
+    return _compare("!=", "assert_none_equal", math_ops.not_equal, np.not_equal, x, y, data,
                    summarize, message, name)
 
 
 def assert_less(x, y, data=None, summarize=None, message=None, name=None):
-    return _binary("<", "assert_less", math_ops.less, np.less, x, y, data, summarize,
+    return _compare("<", "assert_less", math_ops.less, np.less, x, y, data, summarize,
                    message, name)
 
 
 def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
-    return _binary("<=", "assert_less_equal", math_ops.less_equal, np.less_equal, x, y,
+    return _compare("<=", "assert_less_equal", math_ops.less_equal, np.less_equal, x, y,
                    data, summarize, message, name)
 
 
 def assert_greater(x, y, data=None, summarize=None, message=None, name=None):
-    return _binary(">", "assert_greater", math_ops.greater, np.greater, x, y, data,
+    return _compare(">", "assert_greater", math_ops.greater, np.greater, x, y, data,
                    summarize, message, name)
 
 
 def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=None):
-    return _binary(">=", "assert_greater_equal", math_ops.greater_equal, np.greater_equal,
+    return _compare(">=", "assert_greater_equal", math_ops.greater_equal, np.greater_equal,
                    x, y, data, summarize, message, name)
 
 
-def _unary(opname, cond_text, binary, zero_first, x, data, summarize, message, name):
+def _sign_check(opname, cond_text, binary, zero_first, x, data, summarize, message, name):
     message = _prefix(message)
     with name_scope(name, opname):
         x = convert_to_tensor(x, name="x")
@@ -133,22 +133,22 @@ def _unary(opname, cond_text, binary, zero_first, x, data, summarize, message, n
 
 
 def assert_positive(x, data=None, summarize=None, message=None, name=None):
-    return _unary("assert_positive", "Condition x > 0 did not hold element-wise:",
+    return _sign_check("assert_positive", "Condition x > 0 did not hold element-wise:",
                   assert_less, True, x, data, summarize, message, name)
 
 
 def assert_negative(x, data=None, summarize=None, message=None, name=None):
-    return _unary("assert_negative", "Condition x < 0 did not hold element-wise:",
+    return _sign_check("assert_negative", "Condition x < 0 did not hold element-wise:",
                   assert_less, False, x, data, summarize, message, name)
 
 
 def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
-    return _unary("assert_non_negative", "Condition x >= 0 did not hold element-wise:",
+    return _sign_check("assert_non_negative", "Condition x >= 0 did not hold element-wise:",
                   assert_less_equal, True, x, data, summarize, message, name)
 
 
 def assert_non_positive(x, data=None, summarize=None, message=None, name=None):
-    return _unary("assert_non_positive", "Condition x <= 0 did not hold element-wise:",
+    return _sign_check("assert_non_positive", "Condition x <= 0 did not hold element-wise:",
                   assert_less_equal, False, x, data, summarize, message, name)
 
 
