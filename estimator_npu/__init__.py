@@ -181,3 +181,34 @@ from estimator_npu.compat.missing import module_getattr as _module_getattr  # no
 __getattr__ = _module_getattr(__name__)
 from estimator_npu import feature_column  # noqa: F401,E402
 from estimator_npu import initializers  # noqa: F401,E402
+# tf.Print / tf.print / tf.Assert and the tf.assert_* checks (estimator_npu.checks)
+from estimator_npu import debugging  # noqa: F401,E402
+from estimator_npu.checks.asserts import (assert_equal, assert_greater,  # noqa: F401,E402
+                                          assert_greater_equal, assert_integer, assert_less,
+                                          assert_less_equal, assert_near, assert_negative,
+                                          assert_non_negative, assert_non_positive,
+                                          assert_none_equal, assert_positive,
+                                          assert_proper_iterable, assert_rank,
+                                          assert_rank_at_least, assert_rank_in,
+                                          assert_same_float_dtype, assert_scalar, assert_type,
+                                          get_static_value, is_non_decreasing,
+                                          is_numeric_tensor, is_strictly_increasing)
+from estimator_npu.checks.asserts import assert_all_finite as verify_tensor_all_finite  # noqa
+from estimator_npu.checks.logging_ops import Assert, Print  # noqa: F401,E402
+from estimator_npu.checks.logging_ops import print_v2 as print  # noqa: F401,E402,A001
+# tf.dynamic_partition / dynamic_stitch and the variable partitioners (estimator_npu.partition)
+from estimator_npu.partition.embedding import (fixed_size_partitioner,  # noqa: F401,E402
+                                               min_max_variable_partitioner,
+                                               variable_axis_size_partitioner)
+from estimator_npu.partition.stitch_ops import dynamic_partition, dynamic_stitch  # noqa
+# tf.linalg and its TF1 top-level aliases (estimator_npu.linalg)
+from estimator_npu import linalg  # noqa: F401,E402
+from estimator_npu.linalg import (cholesky, cholesky_solve, matrix_band_part,  # noqa: F401,E402
+                                  matrix_determinant, matrix_diag, matrix_diag_part,
+                                  matrix_inverse, matrix_set_diag, matrix_solve,
+                                  matrix_transpose, matrix_triangular_solve, qr,
+                                  self_adjoint_eig, self_adjoint_eigvals, svd, tensordot,
+                                  trace)
+from estimator_npu.linalg import lstsq as matrix_solve_ls  # noqa: F401,E402
+from estimator_npu.linalg import tensor_diag as diag  # noqa: F401,E402
+from estimator_npu.linalg import tensor_diag_part as diag_part  # noqa: F401,E402

@@ -2,7 +2,7 @@
 from estimator_npu.engine.ops.conv_ops import *  # noqa: F401,F403
 from estimator_npu.engine.ops.math_ops import sigmoid, tanh  # noqa: F401
 from estimator_npu.engine.ops.nn_ops import (batch_normalization, bias_add, dropout, elu,  # noqa
-                                             embedding_lookup, gelu, in_top_k, l2_loss,
+                                             gelu, in_top_k, l2_loss,
                                              l2_normalize, leaky_relu, log_softmax, moments,
                                              relu, relu6, sigmoid_cross_entropy_with_logits,
                                              softmax, softmax_cross_entropy_with_logits,
@@ -14,7 +14,7 @@ from estimator_npu.rnn.dynamic import (bidirectional_dynamic_rnn, dynamic_rnn,  
                                    static_bidirectional_rnn, static_rnn)
 from estimator_npu.engine.ops.nn_extra_ops import (convolution, depthwise_conv2d,  # noqa: F401
                                                    depthwise_conv2d_native,
-                                                   embedding_lookup_sparse, local_response_normalization,
+                                                   local_response_normalization,
                                                    lrn, separable_conv2d, top_k, xw_plus_b)
 from estimator_npu.engine.ops.composites import (atrous_conv2d, conv1d, crelu,  # noqa: F401
                                                  log_sigmoid, relu_layer, selu, softsign,
@@ -27,3 +27,5 @@ from estimator_npu.sampling.samplers import (all_candidate_sampler,  # noqa: F40
                                              uniform_candidate_sampler)
 from estimator_npu.sampling.sampled_losses import nce_loss, sampled_softmax_loss  # noqa
 from estimator_npu.layers.fused_batch_norm import fused_batch_norm  # noqa: F401,E402
+from estimator_npu.partition.embedding import (embedding_lookup,  # noqa: F401,E402
+                                               embedding_lookup_sparse)

@@ -26,3 +26,29 @@ def run_real_tf():
         assert proc.returncode == 0, proc.stderr[-3000:]
         return proc
     return run
+
+
+@pytest.fixture
+def check_recorded_values():
+    """``check(tf, build, want, rtol, atol)``: runs ``build(tf)`` (a list of tensors) in a
+    fresh graph, variables initialised, and compares the values and dtypes with ``want``,
+    a ``{"values", "dtypes"}`` record of real TF (``tools/record_tf_op_values.record``)."""
+    import numpy as np
+    import estimator_npu as tf
+
+    def check(build, want, rtol=2e-6, atol=2e-6):
+        with tf.Graph().as_default():
+            tensors = build(tf)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                values = sess.run(tensors)
+        assert [t.dtype.name for t in tensors] == want["dtypes"]
+        assert len(values) == len(want["values"])
+        for got, exp in zip(values, want["values"]):
+            if not np.size(exp):  # the JSON of an empty array keeps no shape
+                assert np.size(got) == 0
+                continue
+            assert np.shape(got) == np.shape(exp)
+            np.testing.assert_allclose(np.asarray(got, np.float64),
+                                       np.asarray(exp, np.float64), rtol=rtol, atol=atol)
+    return check

@@ -39,6 +39,9 @@ RANKS = {
     # Saver), rnn and estimator (model_to_estimator), so it sits next to npu.
     "keras": 7,
     "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
+    "checks": 3,  # tf.Print/tf.print/tf.Assert ops and the tf.assert_* checks over engine ops
+    "partition": 3,  # dynamic_partition/stitch ops and sharded embedding lookups over them
+    "linalg": 3,  # tf.linalg: batched LAPACK ops with gradients, composites over them
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).

@@ -142,7 +142,7 @@ class KMeans(object):
                 if self._cosine():
                     data = nn_ops.l2_normalize(data, 1)
             centers = make_tensor("KMeansInitialCenters", [data], data.dtype,
-                                  [None, data.shape[1] if data.shape.ndims else None],
+                                  [None, data.shape.values[1] if data.shape.ndims else None],
                                   {"k": int(k), "method": init, "retries": self._retries,
                                    "seed2": None if s1 is None else
                                    [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]})
@@ -159,7 +159,7 @@ class KMeans(object):
         init = self._initial_clusters
         if isinstance(init, str) or callable(init):
             k = int(self._num_clusters)
-            dim = x0.shape[1] if x0.shape.ndims == 2 else None
+            dim = x0.shape.values[1] if x0.shape.ndims == 2 else None
         else:
             value = np.asarray(init) if not hasattr(init, "shape") or \
                 isinstance(init, np.ndarray) else None

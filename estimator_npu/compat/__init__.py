@@ -16,6 +16,7 @@ import numpy as _np
 
 import estimator_npu as _package
 from estimator_npu.compat.finder import install, is_installed, uninstall  # noqa: F401
+from estimator_npu.engine.shape import dimension_at_index, dimension_value  # noqa: F401
 
 v1 = _package
 v2 = _package
@@ -74,4 +75,4 @@ def path_to_str(path):
 
 __all__ = ["as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "v1", "v2",
            "bytes_or_text_types", "integral_types", "real_types", "complex_types",
-           "install", "uninstall", "is_installed"]
+           "install", "uninstall", "is_installed", "dimension_value", "dimension_at_index"]

@@ -141,6 +141,13 @@ TARGETS = {
     "hccl.manage.api": ["estimator_npu.npu.hccl"],
     "hccl.split": ["estimator_npu.npu.hccl"],
     "hccl.split.api": ["estimator_npu.npu.hccl"],
+    "tensorflow.python.ops.check_ops": ["estimator_npu.checks.asserts", _ROOT],
+    "tensorflow.python.ops.logging_ops": ["estimator_npu.checks.logging_ops", _ROOT],
+    "tensorflow.python.ops.data_flow_ops": ["estimator_npu.partition.stitch_ops", _ROOT],
+    "tensorflow.python.ops.embedding_ops": ["estimator_npu.partition.embedding", _NN],
+    "tensorflow.python.ops.linalg_ops": ["estimator_npu.linalg", _ROOT],
+    "tensorflow.python.ops.linalg": ["estimator_npu.linalg"],
+    "tensorflow.python.ops.linalg.linalg": ["estimator_npu.linalg"],
 }
 
 # Attributes an alias module has that its targets do not: TensorFlow's own version strings

@@ -2,8 +2,9 @@
 
 ``TensorShape.dims`` is TF1's: a list of ``Dimension`` objects (``shape.dims[-1].value``),
 or None for an unknown rank. Code that wants plain values reads ``TensorShape.values``: a
-tuple of ints and None (None for an unknown rank). ``shape[i]`` is an int-like
-``KnownDimension`` or None; ``as_list()`` gives ints and None.
+tuple of ints and None (None for an unknown rank). ``shape[i]`` is, as in TF1, an
+int-like ``KnownDimension`` or ``Dimension(None)`` (``.value`` None; also for any index of
+an unknown rank); ``as_list()`` gives ints and None.
 """
 
 
@@ -62,6 +63,9 @@ class _UnknownDimension(Dimension):
 
     def __hash__(self):
         return hash(None)
+
+    def __bool__(self):
+        return False
 
     def __repr__(self):
         return "Dimension(None)"
@@ -202,11 +206,11 @@ class TensorShape:
 
     def __getitem__(self, key):
         if self.values is None:
-            return None if isinstance(key, int) else TensorShape(None)
+            return TensorShape(None) if isinstance(key, slice) else UNKNOWN_DIMENSION
         if isinstance(key, slice):
             return TensorShape(self.values[key])
         d = self.values[key]
-        return d if d is None else KnownDimension(d)
+        return UNKNOWN_DIMENSION if d is None else KnownDimension(d)
 
     def __eq__(self, other):
         try:

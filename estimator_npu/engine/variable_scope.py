@@ -83,8 +83,10 @@ def get_variable_scope():
 @contextlib.contextmanager
 def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
                    regularizer=None, reuse=None, dtype=None, auxiliary_name_scope=True,
-                   custom_getter=None, use_resource=None):
-    """Opens a variable scope (and the name scope of the same name)."""
+                   custom_getter=None, use_resource=None, partitioner=None,
+                   caching_device=None, constraint=None):
+    """Opens a variable scope (and the name scope of the same name); ``partitioner``,
+    ``caching_device`` and ``constraint`` are accepted as TF1's (variables are whole)."""
     g = get_default_graph()
     parent = get_variable_scope()
     if custom_getter is not None and not callable(custom_getter):

@@ -145,7 +145,7 @@ def _at_k(kind, labels, predictions, k, class_id, weights, metrics_collections,
         logits = convert_to_tensor(predictions)
         lab = math_ops.cast(convert_to_tensor(labels), dtypes.int32)
         if lab.shape.ndims is not None and lab.shape.ndims == logits.shape.ndims:
-            if lab.shape[-1] not in (1, None):
+            if lab.shape.values[-1] not in (1, None):
                 raise NotImplementedError(f"{kind}_at_k: one label per example only "
                                           f"(labels shape {lab.shape})")
             lab = array_ops.squeeze(lab, [-1])

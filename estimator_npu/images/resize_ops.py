@@ -120,7 +120,7 @@ def _size(size, what):
     if dims is None:
         t = array_ops.stack(list(size)) if isinstance(size, (list, tuple)) else \
             convert_to_tensor(size)
-        if t.shape.ndims not in (None, 1) or (t.shape.ndims == 1 and t.shape[0] not in
+        if t.shape.ndims not in (None, 1) or (t.shape.ndims == 1 and t.shape.values[0] not in
                                                (None, 2)) or not t.dtype.is_integer:
             raise ValueError(f"{what}: size must be 2 ints [new_height, new_width], got "
                              f"{size!r}")

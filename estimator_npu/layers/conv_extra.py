@@ -41,7 +41,8 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     if x.shape.ndims != 4:
         raise ValueError(f"conv2d_transpose: inputs must be 4-D, got shape {x.shape}")
     nchw = fmt == "NCHW"
-    n, h, w, c = (x.shape[0], x.shape[2], x.shape[3], x.shape[1]) if nchw else x.shape.values
+    v = x.shape.values
+    n, h, w, c = (v[0], v[2], v[3], v[1]) if nchw else v
     if c is None:
         raise ValueError(f"conv2d_transpose: the channel dimension must be known, got "
                          f"shape {x.shape}")
@@ -83,7 +84,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     fmt = _data_format(data_format, "separable_conv2d")
     if x.shape.ndims != 4:
         raise ValueError(f"separable_conv2d: inputs must be 4-D, got shape {x.shape}")
-    c = x.shape[1] if fmt == "NCHW" else x.shape[3]
+    c = x.shape.values[1] if fmt == "NCHW" else x.shape.values[3]
     if c is None:
         raise ValueError(f"separable_conv2d: the channel dimension must be known, got "
                          f"shape {x.shape}")

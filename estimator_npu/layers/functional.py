@@ -110,13 +110,13 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     """
     x = _float_inputs(inputs, "dense")
     nd = x.shape.ndims
-    if nd < 2 or x.shape[-1] is None:
+    if nd < 2 or x.shape.values[-1] is None:
         raise ValueError(f"dense: inputs must have rank >= 2 and a known last dimension, "
                          f"got shape {x.shape}")
     units = int(units)
     if units < 1:
         raise ValueError(f"dense: units must be a positive integer, got {units}")
-    in_dim = x.shape[-1]
+    in_dim = x.shape.values[-1]
     dt = _param_dtype(x)
     with variable_scope(name, default_name="dense", reuse=reuse):
         kernel = get_variable("kernel", [in_dim, units], dtype=dt,
@@ -166,7 +166,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     fmt = _data_format(data_format, "conv2d")
     if x.shape.ndims != 4:
         raise ValueError(f"conv2d: inputs must be 4-D, got shape {x.shape}")
-    in_c = x.shape[1] if fmt == "NCHW" else x.shape[3]
+    in_c = x.shape.values[1] if fmt == "NCHW" else x.shape.values[3]
     if in_c is None:
         raise ValueError(f"conv2d: the channel dimension of the inputs must be known, got "
                          f"shape {x.shape} ({data_format})")
@@ -288,7 +288,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     x = _float_inputs(inputs, "batch_normalization")
     nd = x.shape.ndims
     axes = _norm_axes(axis, nd, "batch_normalization")
-    param_shape = [x.shape[a] for a in axes]
+    param_shape = [x.shape.values[a] for a in axes]
     if None in param_shape:
         raise ValueError(f"batch_normalization: the feature dimension(s) {axes} of the inputs "
                          f"must be known, got shape {x.shape}")
@@ -309,7 +309,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                           False)
         moving_var = var("moving_variance", moving_variance_initializer,
                          init_ops.ones_initializer, False)
-        bshape = [x.shape[i] if i in axes else 1 for i in range(nd)]
+        bshape = [x.shape.values[i] if i in axes else 1 for i in range(nd)]
 
         def bcast(t):
             if t is None or axes == [nd - 1]:

@@ -71,7 +71,7 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
     fmt = data_format or "NHWC"
     if x.shape.ndims != 4:
         raise ValueError(f"conv2d: inputs must be 4-D, got shape {x.shape}")
-    in_c = x.shape[1] if fmt.startswith("NC") else x.shape[3]
+    in_c = x.shape.values[1] if fmt.startswith("NC") else x.shape.values[3]
     kh, kw = _pair(kernel_size)
     with variable_scope(scope, default_name="Conv", reuse=reuse) as sc:
         w = model_variable("weights", [kh, kw, in_c, int(num_outputs)], dtype=x.dtype,
@@ -103,10 +103,10 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
                     trainable=True, scope=None):
     """``inputs @ weights + biases`` over the last dim (``<scope>/weights [in, out]``)."""
     x = convert_to_tensor(inputs)
-    if x.shape.ndims is None or x.shape.ndims < 2 or x.shape[-1] is None:
+    if x.shape.ndims is None or x.shape.ndims < 2 or x.shape.values[-1] is None:
         raise ValueError(f"fully_connected: inputs must have rank >= 2 and a known last "
                          f"dimension, got shape {x.shape}")
-    n_in = x.shape[-1]
+    n_in = x.shape.values[-1]
     with variable_scope(scope, default_name="fully_connected", reuse=reuse) as sc:
         w = model_variable("weights", [n_in, int(num_outputs)], dtype=x.dtype,
                            initializer=weights_initializer or xavier_initializer(),

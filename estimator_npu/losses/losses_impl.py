@@ -125,7 +125,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
             raise ValueError(f"softmax_cross_entropy: Shapes {logits.shape} and "
                              f"{labels.shape} are incompatible")
         if label_smoothing > 0:
-            n = labels.shape[-1] if labels.shape.ndims else None
+            n = labels.shape.values[-1] if labels.shape.ndims else None
             n = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype) if n is None else \
                 float(n)
             labels = labels * (1.0 - label_smoothing) + label_smoothing / n
@@ -138,7 +138,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
 def _squeeze_last_if(t, other_rank, diff):
     """Drops a trailing size-1 dim of ``t`` when its rank is ``other_rank - diff + 1``."""
     if t.shape.ndims is not None and other_rank is not None and \
-            t.shape.ndims == other_rank - diff + 1 and t.shape[-1] in (1, None):
+            t.shape.ndims == other_rank - diff + 1 and t.shape.values[-1] in (1, None):
         return array_ops.squeeze(t, [-1])
     return t
 

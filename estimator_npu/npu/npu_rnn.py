@@ -18,7 +18,7 @@ def npu_dynamic_rnn(cell, inputs, initial_state=None, dtype=None, sequence_lengt
     """Runs ``cell`` over time-major ``inputs`` ``[time, batch, depth]``; returns
     ``(outputs [time, batch, output_size], final_state)``."""
     inputs = convert_to_tensor(inputs)
-    if inputs.shape.ndims is None or inputs.shape[0] is None:
+    if inputs.shape.ndims is None or inputs.shape.values[0] is None:
         raise ValueError(f"npu_dynamic_rnn: inputs must be time-major [time, batch, depth] "
                          f"with a known number of time steps, got shape {inputs.shape}")
     steps = array_ops.unstack(inputs, axis=0)

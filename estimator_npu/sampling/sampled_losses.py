@@ -40,7 +40,7 @@ def _table(params, partition_strategy):
     full = array_ops.concat(shards, 0)
     if partition_strategy == "div":
         return full
-    sizes = [s.shape[0] if s.shape.ndims else None for s in shards]
+    sizes = [s.shape.values[0] if s.shape.ndims else None for s in shards]
     if None in sizes:
         raise ValueError("partition_strategy='mod' needs shards of known static size, got "
                          f"shapes {[str(s.shape) for s in shards]}")

@@ -193,8 +193,8 @@ def _sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed,
     if t.shape.ndims is not None and t.shape.ndims != 2:
         raise ValueError(f"{kind}_candidate_sampler: true_classes must be a matrix "
                          f"[batch_size, num_true], got shape {t.shape}")
-    if t.shape.ndims == 2 and t.shape[1] is not None and t.shape[1] != num_true:
-        raise ValueError(f"{kind}_candidate_sampler: true_classes has {t.shape[1]} columns "
+    if t.shape.ndims == 2 and t.shape.values[1] is not None and t.shape.values[1] != num_true:
+        raise ValueError(f"{kind}_candidate_sampler: true_classes has {t.shape.values[1]} columns "
                          f"but num_true={num_true}")
     if range_max <= 0:
         raise ValueError(f"{kind}_candidate_sampler: range_max must be positive, got "
@@ -204,7 +204,7 @@ def _sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed,
              "unique": bool(unique), "range_max": range_max,
              "seed2": None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]}
     attrs.update(extra)
-    batch = t.shape[0] if t.shape.ndims == 2 else None
+    batch = t.shape.values[0] if t.shape.ndims == 2 else None
     op = make_op("CandidateSampler", [t],
                  [(dtypes.int64, [num_sampled]), (dtypes.float32, [batch, num_true]),
                   (dtypes.float32, [num_sampled])], attrs,

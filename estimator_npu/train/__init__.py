@@ -71,9 +71,10 @@ def _register_op_families():
     """Adds this layer's op families (each module's ``OPS``) to the engine's op table: the
     one place the train layer registers ops."""
     from estimator_npu.engine import registry
-    from estimator_npu.train import apply_op, checkpoint_utils, loss_scale, summary_ops
+    from estimator_npu.train import (apply_op, checkpoint_utils, loss_scale, sparse_apply,
+                                     summary_ops)
     registry.register_families([apply_op.OPS, checkpoint_utils.OPS, loss_scale.OPS,
-                                summary_ops.OPS])
+                                summary_ops.OPS, sparse_apply.OPS])
 
 
 _register_op_families()

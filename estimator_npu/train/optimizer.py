@@ -52,6 +52,7 @@ from estimator_npu.engine.ops import array_ops
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.ops.state_ops import variable_op as _var_op
+from estimator_npu.train import sparse_apply
 from estimator_npu.utils import validation
 
 _FLOAT_TYPES = ("float16", "bfloat16", "float32", "float64")
@@ -234,7 +235,7 @@ class Optimizer:
                 # TF converts a Python number to a float32 tensor, then casts it to the
                 # variable's dtype: round to float32 first (see UpdateRule.float32_hyper).
                 static[k] = float(np.float32(v)) if self.rule.float32_hyper else float(v)
-        inputs = []
+        inputs, cond = [], None
         if condition is not None:
             cond = convert_to_tensor(condition)
             if cond.dtype != dtypes.bool or cond.shape.ndims not in (None, 0):
@@ -243,6 +244,13 @@ class Optimizer:
             inputs.append(cond)
         if grad_hook is not None and not callable(grad_hook):
             raise TypeError(f"grad_hook must be callable, got {grad_hook!r}")
+        # gradients of gathered rows update only those rows (sparse_apply), before the rest
+        sparse, pairs = sparse_apply.split(pairs, self.rule, grad_hook)
+        var_list = [v for _, v in pairs]
+        deps = [sparse_apply.sparse_apply_op(
+            self.rule, sparse, [[self._slots[s][v.op].op for s, _ in self.rule.slots]
+                                for _, _, v in sparse], cond, dyn_names, dyn_tensors, static,
+            (name or self._name) + "/sparse")] if sparse else []
         inputs += dyn_tensors
         inputs += [g for g, _ in pairs]
         gs_op = None
@@ -259,8 +267,9 @@ class Optimizer:
                  "global_step_op": gs_op, "static_hyper": static,
                  "dynamic_hyper": dyn_names, "has_condition": condition is not None,
                  "grad_hook": grad_hook}
-        return make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
-                       name=name or self._name)
+        with graph.control_dependencies(deps):
+            return make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
+                           name=name or self._name)
 
     def _check_grads_and_vars(self, grads_and_vars):
         try:

@@ -34,7 +34,10 @@ def test_values_as_list_indexing_and_iteration_stay_ints():
     assert s.values == (None, 28, 3)
     assert s.as_list() == [None, 28, 3] and all(type(d) in (int, type(None))
                                                  for d in s.as_list())
-    assert list(s) == [None, 28, 3] and s[0] is None and s[1].value == 28
+    # as TF1: shape[i] is a Dimension (Dimension(None) for an unknown dim), .value an int
+    assert list(s) == [None, 28, 3] and s[0] is not None and s[0].value is None
+    assert repr(s[0]) == "Dimension(None)" and not s[0] and s[1].value == 28
+    assert TensorShape(None)[3].value is None and TensorShape(None)[1:] == TensorShape(None)
     assert TensorShape(s.dims) == s, "a shape built from Dimensions is the same shape"
     assert TensorShape([Dimension(None), Dimension(4)]).values == (None, 4)
     x = tf.placeholder(tf.float32, [None, 5])

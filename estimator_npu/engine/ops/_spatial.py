@@ -101,7 +101,7 @@ def sizes_tensor(sizes, op_name, what):
         return constant(vals, dtype=dtypes.int32), vals
     t = convert_to_tensor(sizes)
     if not t.dtype.is_integer or t.shape.ndims not in (None, 1) or \
-            t.shape.ndims == 1 and t.shape[0] not in (None, 4):
+            t.shape.ndims == 1 and t.shape.values[0] not in (None, 4):
         raise ValueError(f"{op_name}: {what} must be a 1-D integer tensor of 4 sizes, got "
                          f"{t}")
     static = array_ops._static_ints(t, what, op_name)
@@ -165,7 +165,8 @@ def geometry(h, w, kh, kw, strides, dilations, padding):
 def static_out_hw(op_name, in_shape, kh, kw, attrs, what="window"):
     """Static output ``(OH, OW)`` at build time; ``ValueError`` if the window is too big."""
     nchw = attrs["nchw"]
-    h, w = (in_shape[2], in_shape[3]) if nchw else (in_shape[1], in_shape[2])
+    v = in_shape.values if hasattr(in_shape, "values") else in_shape
+    h, w = (None, None) if v is None else (v[2], v[3]) if nchw else (v[1], v[2])
     pad = attrs["padding"]
     ph, pw = (pad, pad) if isinstance(pad, str) else pad
     strides, dil = attrs["strides"], attrs["dilations"]

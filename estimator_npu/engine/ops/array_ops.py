@@ -126,7 +126,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
                      for a in (axis if isinstance(axis, (list, tuple)) else [axis]))
         if nd is not None:
             for a in axis:
-                if x.shape[a] not in (1, None):
+                if x.shape.values[a] not in (1, None):
                     raise ValueError(f"Squeeze: cannot squeeze dim {a} of size {x.shape[a]} "
                                      f"(shape {x.shape})")
             shp = [d for i, d in enumerate(x.shape.values) if i not in axis]
@@ -201,7 +201,8 @@ def concat(values, axis, name="concat"):
                     raise ValueError(f"concat: shapes {ts[0].shape} and {t.shape} differ "
                                      f"outside axis {axis}")
                 dims[i] = dims[i] if d is None else d
-            total = None if total is None or t.shape[axis] is None else total + t.shape[axis]
+            d = t.shape.values[axis]
+            total = None if total is None or d is None else total + d
         dims[axis] = total
     else:
         dims = None
@@ -241,7 +242,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     x = convert_to_tensor(value)
     nd = x.shape.ndims
     axis = axis % nd if nd else axis
-    num = num if num is not None else x.shape[axis]
+    num = num if num is not None else (x.shape.values[axis] if nd is not None else None)
     if num is None:
         raise ValueError(f"unstack: cannot infer num from shape {x.shape}")
     parts = split(x, num, axis=axis)
@@ -259,7 +260,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     x = convert_to_tensor(value)
     nd = x.shape.ndims
     axis = int(axis) % nd if nd else int(axis)
-    dim = x.shape[axis] if nd is not None else None
+    dim = x.shape.values[axis] if nd is not None else None
     if np.isscalar(num_or_size_splits):
         n = int(num_or_size_splits)
         if dim is not None and dim % n:

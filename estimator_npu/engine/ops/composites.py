@@ -128,7 +128,7 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=dtypes.i
     x = convert_to_tensor(logits)
     s1, s2 = get_seed(seed)
     odt = dtypes.as_dtype(output_dtype)
-    shape = [x.shape[0] if x.shape.ndims else None, int(num_samples)]
+    shape = [x.shape.values[0] if x.shape.ndims else None, int(num_samples)]
     return make_tensor("Multinomial", [x], odt, shape,
                        {"n": int(num_samples), "dtype": odt,
                         "seed2": None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]},

@@ -214,7 +214,7 @@ def _check_numerics_kernel(op, ctx):
             from estimator_npu import errors
             what = "NaN" if np.isnan(x).any() else "Inf"
             raise errors.InvalidArgumentError(
-                None, op, f"{message} : Tensor had {what} values ({op.inputs[0].name})")
+                None, op, f"{message} : Tensor had {what} values")
         return x
     return check
 

@@ -53,8 +53,8 @@ def _vector_partial(t):
         key = op.attrs["key"]
         if full is not None and len(key) == 1 and isinstance(key[0], slice):
             return full[key[0]]
-    if t.shape.ndims == 1 and t.shape[0] is not None:
-        return [None] * t.shape[0]
+    if t.shape.ndims == 1 and t.shape.values[0] is not None:
+        return [None] * t.shape.values[0]
     return None
 
 

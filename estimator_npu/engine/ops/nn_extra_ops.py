@@ -1,13 +1,12 @@
 """``tf.nn`` extras built on the core kernels: ``xw_plus_b``, depthwise and separable
-convolutions, ``convolution``, local response normalization, ``top_k`` and
-``embedding_lookup_sparse``."""
+convolutions, ``convolution``, local response normalization and ``top_k``
+(``embedding_lookup_sparse`` is in ``estimator_npu.partition``)."""
 import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.ops.scatter_ops import unsorted_segment_sum
 from estimator_npu.engine.registry import OpFamily, with_attrs
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
@@ -27,13 +26,13 @@ def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
     w = convert_to_tensor(filter, dtype=x.dtype)
     nchw = data_format is not None and data_format.startswith("NC")
     ch_axis = 1 if nchw else 3
-    c = x.shape[ch_axis] if x.shape.ndims is not None else None
+    c = x.shape.values[ch_axis] if x.shape.ndims is not None else None
     if c is None and w.shape.ndims is not None:
-        c = w.shape[2]
+        c = w.shape.values[2]
     if c is None:
         raise ValueError("depthwise_conv2d: the number of input channels must be known "
                          "statically (from the input or the filter)")
-    if w.shape.ndims is not None and w.shape[2] not in (None, c):
+    if w.shape.ndims is not None and w.shape.values[2] not in (None, c):
         raise ValueError(f"depthwise_conv2d: filter shape {w.shape} does not match the "
                          f"{c} input channels of {x.shape}")
     kw = dict(strides=strides, padding=padding, data_format=data_format, dilations=dilations)
@@ -103,7 +102,7 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0,  # 
     nd = x.shape.ndims if x.shape.ndims is not None else 4
     pads = [[0, 0]] * (nd - 1) + [[r, r]]
     padded = array_ops.pad(sq, pads)
-    c = x.shape[-1]
+    c = x.shape.values[-1] if x.shape.ndims else None
     if c is None:
         raise ValueError("local_response_normalization: the depth (last dim) must be known")
     total = None
@@ -127,7 +126,7 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     k = int(k.op.attrs["value"]) if isinstance(k, Tensor) else int(k)
     if x.shape.ndims == 0:
         raise ValueError("top_k: input must be at least 1-D")
-    if x.shape.ndims is not None and x.shape[-1] is not None and x.shape[-1] < k:
+    if x.shape.ndims is not None and x.shape.values[-1] is not None and x.shape.values[-1] < k:
         raise ValueError(f"top_k: input must have at least k={k} columns, got shape "
                          f"{x.shape}")
     shape = list(x.shape.values[:-1]) + [k] if x.shape.ndims is not None else None
@@ -185,39 +184,3 @@ OPS.define("TopKGather", kernel=lambda op, ctx: (
     lambda g, idx: np.take_along_axis(g, np.asarray(idx, dtype=np.intp), axis=-1)),
     grad=lambda op, h: [make_tensor("TopKGrad", [h, op.inputs[1], op.inputs[0]], h.dtype,
                                     op.inputs[0].shape), None])
-
-
-# ------------------------------------------------------------------ embedding_lookup_sparse
-def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod",
-                            name=None, combiner="mean", max_norm=None):
-    """Combines the embeddings of each row's ids (a ``SparseTensor`` ``[batch, ...]``),
-    weighted by ``sp_weights`` (or 1), with ``combiner`` ``sum``, ``mean`` or ``sqrtn``."""
-    from estimator_npu.engine.sparse_tensor import SparseTensor
-    if combiner not in ("sum", "mean", "sqrtn"):
-        raise ValueError(f"embedding_lookup_sparse: combiner must be 'sum', 'mean' or "
-                         f"'sqrtn', got {combiner!r}")
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup_sparse over several shards")
-        params = params[0]
-    sp_ids = SparseTensor.from_value(sp_ids)
-    rows = array_ops.slice(sp_ids.indices, [0, 0], [-1, 1])
-    rows = array_ops.reshape(math_ops.cast(rows, dtypes.int32), [-1])
-    n_rows = math_ops.cast(array_ops.slice(sp_ids.dense_shape, [0], [1]), dtypes.int32)
-    n_rows = array_ops.reshape(n_rows, [])
-    emb = array_ops.gather(params, sp_ids.values)
-    if sp_weights is not None:
-        w = math_ops.cast(SparseTensor.from_value(sp_weights).values, emb.dtype)
-        emb = emb * array_ops.expand_dims(w, -1)
-    else:
-        w = array_ops.ones_like(math_ops.cast(sp_ids.values, emb.dtype))
-    total = unsorted_segment_sum(emb, rows, n_rows)
-    if combiner == "sum":
-        from estimator_npu.engine.ops.core import identity
-        return identity(total, name=name) if name else total
-    if combiner == "mean":
-        den = unsorted_segment_sum(w, rows, n_rows)
-    else:
-        den = math_ops.sqrt(unsorted_segment_sum(w * w, rows, n_rows))
-    from estimator_npu.engine.ops.math_extra_ops import div_no_nan
-    return div_no_nan(total, array_ops.expand_dims(den, -1), name=name)

@@ -258,7 +258,7 @@ def _xent_kernel_factory(op, ctx):
     """The fused kernel; for 2-D float logits with a known class count, a specialised
     version that sums rows with one BLAS product each and skips helper calls."""
     logits = op.inputs[0]
-    n_cls = logits.shape[-1] if logits.shape.ndims == 2 else None
+    n_cls = logits.shape.values[-1] if logits.shape.ndims == 2 else None
     if n_cls is None or not logits.dtype.is_floating or logits.dtype.name == "bfloat16":
         return _xent_kernel
     ones = np.ones(n_cls, logits.dtype.np)
@@ -395,8 +395,9 @@ def bias_add(value, bias, data_format=None, name=None):
     if b.shape.ndims not in (None, 1):
         raise ValueError(f"BiasAdd: bias must be 1-D, got shape {b.shape}")
     nchw = data_format is not None and data_format.startswith("NC")
-    ch = x.shape[1 if nchw else -1] if x.shape.ndims else None
-    if ch is not None and b.shape.ndims == 1 and b.shape[0] is not None and ch != b.shape[0]:
+    ch = x.shape.values[1 if nchw else -1] if x.shape.ndims else None
+    bc = b.shape.values[0] if b.shape.ndims == 1 else None
+    if ch is not None and bc is not None and ch != bc:
         raise ValueError(f"BiasAdd: bias of shape {b.shape} does not match channel dim {ch} of "
                          f"value shape {x.shape}")
     return make_tensor("BiasAdd", [x, b], x.dtype, x.shape, {"nchw": nchw}, name=name)
@@ -493,14 +494,6 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     axis = axis if axis is not None else dim
     sq = math_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
     return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(sq, epsilon)), name=name)
-
-
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, max_norm=None):
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup over several shards is not supported")
-        params = params[0]
-    return array_ops.gather(params, ids, name=name)
 
 
 def in_top_k(predictions, targets, k, name=None):

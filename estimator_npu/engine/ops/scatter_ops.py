@@ -27,7 +27,7 @@ def gather_nd(params, indices, name=None, batch_dims=0):
     p = convert_to_tensor(params)
     i = _int_tensor(indices, "indices", "GatherNd")
     shape = None
-    if i.shape.ndims is not None and p.shape.ndims is not None and i.shape[-1] is not None:
+    if i.shape.ndims is not None and p.shape.ndims is not None and i.shape.values[-1] is not None:
         shape = list(i.shape.values[:-1]) + list(p.shape.values[i.shape[-1]:])
     return make_tensor("GatherNd", [p, i], p.dtype, shape, name=name)
 

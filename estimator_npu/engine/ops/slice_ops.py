@@ -4,6 +4,7 @@ import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
+from estimator_npu.engine.ops._fast import scatter_add_rows
 from estimator_npu.engine.ops.array_ops import reshape, where
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.registry import OpFamily, with_attrs
@@ -182,7 +183,7 @@ def _gather_grad_kernel(dy, params, idx, axis):
     moved = np.moveaxis(out, axis, 0)
     d = np.moveaxis(dy, list(builtins_range(axis, axis + np.ndim(idx))),
                     list(builtins_range(np.ndim(idx))))
-    np.add.at(moved, np.asarray(idx).reshape(-1), d.reshape((-1,) + moved.shape[1:]))
+    scatter_add_rows(moved, np.asarray(idx).reshape(-1), d.reshape((-1,) + moved.shape[1:]))
     return out
 
 
