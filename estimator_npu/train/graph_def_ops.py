@@ -194,6 +194,121 @@ def _squeeze(op):
     return [_controls(node, op)]
 
 
+def _concat(op):
+    axis = gd._const_node(op.name + "/axis", int(op.attrs["axis"]))
+    node = _node(op.name, "ConcatV2", [gd._input_name(t) for t in op.inputs] + [axis.name],
+                 op, T=op.outputs[0].dtype, Tidx=3)
+    node.attr["N"].i = len(op.inputs)
+    return [axis, _controls(node, op)]
+
+
+def _gather(op):
+    axis = gd._const_node(op.name + "/axis", int(op.attrs["axis"]))
+    p, i = op.inputs[:2]
+    node = _node(op.name, "GatherV2", [gd._input_name(p), gd._input_name(i), axis.name], op,
+                 Tparams=p.dtype, Tindices=i.dtype, Taxis=3)
+    node.attr["batch_dims"].i = 0
+    return [axis, _controls(node, op)]
+
+
+def _gather_grad(op):
+    """The dense gradient of ``GatherV2`` on axis 0 (TF's IndexedSlices, densified):
+    ``UnsortedSegmentSum`` of dy's rows at the flattened indices."""
+    dy, params, idx = op.inputs
+    if op.attrs["axis"] != 0 or not params.shape.is_fully_defined():
+        raise ValueError("GatherGrad: only axis 0 of a fully known params shape")
+    dims = params.shape.as_list()
+    name = op.name
+    nodes = [gd._const_node(name + "/flat", [-1]),
+             gd._const_node(name + "/rows_shape", [-1] + dims[1:]),
+             gd._const_node(name + "/num_segments", dims[0])]
+    nodes.append(_node(name + "/indices", "Reshape", [gd._input_name(idx), nodes[0].name], op,
+                       T=idx.dtype, Tshape=3))
+    nodes.append(_node(name + "/rows", "Reshape", [gd._input_name(dy), nodes[1].name], op,
+                       T=dy.dtype, Tshape=3))
+    out = _node(name, "UnsortedSegmentSum", [nodes[4].name, nodes[3].name, nodes[2].name],
+                op, T=dy.dtype, Tindices=idx.dtype, Tnumsegments=3)
+    return nodes + [_controls(out, op)]
+
+
+def _split_like(op):
+    """``SplitV`` of dy into the sizes of the concatenated tensors along the axis (static
+    sizes as a ``Const``, else sliced out of their ``Shape``s)."""
+    dy, likes = op.inputs[0], op.inputs[1:]
+    axis = int(op.attrs["axis"])
+    name, nodes = op.name, []
+    sizes = [t.shape.as_list()[axis] if t.shape.ndims is not None else None for t in likes]
+    if all(d is not None for d in sizes):
+        nodes.append(gd._const_node(name + "/size_splits", sizes))
+    else:
+        nd = _rank(likes[0], "SplitLike")
+        begin = gd._const_node(name + "/begin", [axis % nd])
+        one = gd._const_node(name + "/size", [1])
+        nodes += [begin, one]
+        parts = []
+        for i, t in enumerate(likes):
+            sh = _shape_node(f"{name}/shape_{i}", t, op)
+            sl = _node(f"{name}/slice_{i}", "Slice", [sh.name, begin.name, one.name], op,
+                       T=3, Index=3)
+            nodes += [sh, sl]
+            parts.append(sl.name)
+        nodes.append(gd._const_node(name + "/concat_axis", 0))
+        cat = _node(name + "/size_splits", "ConcatV2", parts + [nodes[-1].name], op, T=3,
+                    Tidx=3)
+        cat.attr["N"].i = len(parts)
+        nodes.append(cat)
+    sizes_name = nodes[-1].name
+    nodes.append(gd._const_node(name + "/split_dim", axis))
+    out = _node(name, "SplitV", [gd._input_name(dy), sizes_name, nodes[-1].name], op,
+                T=dy.dtype, Tlen=3)
+    out.attr["num_split"].i = len(likes)
+    return nodes + [_controls(out, op)]
+
+
+def _one_hot(op):
+    a = op.attrs
+    dt = op.outputs[0].dtype
+    nodes = [gd._const_node(op.name + "/depth", int(a["depth"])),
+             gd._const_node(op.name + "/on_value", a["on"], dt.np),
+             gd._const_node(op.name + "/off_value", a["off"], dt.np)]
+    idx = op.inputs[0]
+    node = _node(op.name, "OneHot", [gd._input_name(idx)] + [n.name for n in nodes], op,
+                 T=dt, TI=idx.dtype)
+    node.attr["axis"].i = int(a.get("axis", -1))
+    return nodes + [_controls(node, op)]
+
+
+def _like(op):
+    return [_controls(_node(op.name, op.type, [gd._input_name(op.inputs[0])], op,
+                            T=op.inputs[0].dtype), op)]
+
+
+def _shape(op):
+    return [_controls(_node(op.name, "Shape", [gd._input_name(op.inputs[0])], op,
+                            T=op.inputs[0].dtype, out_type=op.outputs[0].dtype), op)]
+
+
+def _global_norm(op):
+    """TF's ``global_norm``: ``sqrt(sum(l2_loss(t) * 2))``."""
+    name, dt = op.name, op.outputs[0].dtype
+    nodes, losses = [], []
+    for i, t in enumerate(op.inputs):
+        if t.dtype != dt:
+            raise ValueError("GlobalNorm of mixed dtypes")
+        nodes.append(_node(f"{name}/L2Loss" + (f"_{i}" if i else ""), "L2Loss",
+                           [gd._input_name(t)], op, T=dt))
+        losses.append(nodes[-1].name)
+    stack = _node(name + "/stack", "Pack", losses, op, T=dt)
+    stack.attr["N"].i, stack.attr["axis"].i = len(losses), 0
+    axis = gd._const_node(name + "/Const", [0])
+    total = _node(name + "/Sum", "Sum", [stack.name, axis.name], op, T=dt, Tidx=3)
+    total.attr["keep_dims"].b = False
+    two = gd._const_node(name + "/Const_1", 2.0, dt.np)
+    mul = _node(name + "/mul", "Mul", [total.name, two.name], op, T=dt)
+    out = _node(name, "Sqrt", [mul.name], op, T=dt)
+    return nodes + [stack, axis, total, two, mul, _controls(out, op)]
+
+
 # ------------------------------------------------------------------ input and readiness
 def _types_and_shapes(node, outputs):
     node.attr["output_types"].list.type.extend(gd.dtype_enum(t.dtype) for t in outputs)
@@ -257,6 +372,16 @@ ENCODERS.update({
     "Conv2DBackpropInput": _conv_backprop,
     "Conv2DBackpropFilter": _conv_backprop,
     "MaxPoolGrad": lambda op: _spatial_node(op, ["strides", "ksize"]),
+    "AvgPoolGrad": lambda op: _spatial_node(op, ["strides", "ksize"]),
+    "ConcatV2": _concat,
+    "GatherV2": _gather,
+    "GatherGrad": _gather_grad,
+    "SplitLike": _split_like,
+    "OneHot": _one_hot,
+    "ZerosLike": _like,
+    "OnesLike": _like,
+    "Shape": _shape,
+    "GlobalNorm": _global_norm,
     "Fill": _with_const_input("Fill", "shape", "dims", 0, index_type=3),
     "ExpandDims": _with_const_input("ExpandDims", "axis", "dim", 1, Tdim=3),
     "Tile": _with_const_input("Tile", "reps", "multiples", 1, Tmultiples=3),

@@ -149,3 +149,76 @@ def test_real_tf_imports_restores_and_trains_our_meta_graph(tmp_path, run_real_t
     assert got["vars"]["global_step"] == 4
     assert np.isfinite(got["after"]) and got["after"] != got["before"]
     assert glob.glob(os.path.join(model_dir, "model.ckpt-4.*"))
+
+
+def _broad_graph(kind, model_dir):
+    """Dense layers, concat, embedding lookup, one-hot, dense and sigmoid softmax
+    losses, MSE, L2, average pooling, a decayed learning rate, global-norm clipping and
+    summaries; one step, ckpt-1 (with .meta), a second step, ckpt-2."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 3], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        gs = tf.train.get_or_create_global_step()
+        h = tf.layers.average_pooling2d(tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu),
+                                        2, 2)
+        h = tf.layers.dense(tf.layers.flatten(h), 16, activation=tf.nn.tanh)
+        h = tf.concat([h, tf.layers.dense(h, 16, activation=tf.nn.sigmoid)], axis=1)
+        emb = tf.get_variable("emb", [10, 32])
+        h = h + tf.reduce_mean(tf.nn.embedding_lookup(emb, y % 10), axis=0)
+        logits = tf.layers.dense(h, 5)
+        onehot = tf.one_hot(y, 5)
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
+            labels=onehot, logits=logits))
+        loss += tf.losses.sigmoid_cross_entropy(onehot, logits) + 1e-3 * tf.nn.l2_loss(emb)
+        loss += tf.losses.mean_squared_error(onehot, tf.nn.softmax(logits))
+        lr = tf.train.exponential_decay(0.1, gs, 10, 0.9)
+        opt = {"rmsprop_centered": lambda: tf.train.RMSPropOptimizer(lr, momentum=0.5,
+                                                                     centered=True),
+               "adagrad": lambda: tf.train.AdagradOptimizer(lr)}[kind]()
+        grads, variables = zip(*opt.compute_gradients(loss))
+        grads, _ = tf.clip_by_global_norm(grads, 5.0)
+        train = opt.apply_gradients(zip(grads, variables), global_step=gs)
+        tf.summary.scalar("loss", loss)
+        tf.summary.histogram("logits", logits)
+        tf.summary.merge_all()
+        rng = np.random.RandomState(0)
+        feed = {x: rng.rand(4, 8, 8, 3).astype(np.float32), y: rng.randint(0, 5, 4)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, feed)
+            saver = tf.train.Saver()
+            saver.save(sess, os.path.join(model_dir, "model.ckpt"), global_step=1)
+            sess.run(train, feed)
+            saver.save(sess, os.path.join(model_dir, "model.ckpt"), global_step=2,
+                       write_meta_graph=False)
+    return feed[x], feed[y], train.name
+
+
+_TF_BROAD = """
+import json, sys
+d = sys.argv[1]
+data = np.load(d + "/feed.npz")
+with tf.Session() as sess:
+    saver = tf.train.import_meta_graph(d + "/model.ckpt-1.meta")
+    saver.restore(sess, d + "/model.ckpt-1")
+    g = tf.get_default_graph()
+    sess.run(g.get_operation_by_name(sys.argv[2]), {"x:0": data["x"], "y:0": data["y"]})
+    names = [v.op.name for v in tf.global_variables()]
+    values = sess.run(tf.global_variables())
+np.savez(d + "/tf.npz", **dict(zip(names, values)))
+"""
+
+
+@pytest.mark.parametrize("kind", ["rmsprop_centered", "adagrad"])
+def test_real_tf_trains_a_broad_graph_as_we_do(tmp_path, run_real_tf, kind):
+    d = str(tmp_path)
+    xs, ys, train = _broad_graph(kind, d)
+    np.savez(os.path.join(d, "feed.npz"), x=xs, y=ys)
+    run_real_tf(_TF_BROAD.replace("sys.argv[1]", repr(d)).replace("sys.argv[2]",
+                                                                  repr(train)))
+    ours = tf.train.load_checkpoint(os.path.join(d, "model.ckpt-2"))
+    with np.load(os.path.join(d, "tf.npz")) as got:
+        assert sorted(got.files) == sorted(ours.get_variable_to_shape_map())
+        for name in got.files:
+            np.testing.assert_allclose(got[name], ours.get_tensor(name), rtol=1e-5,
+                                       atol=1e-7, err_msg=name)
