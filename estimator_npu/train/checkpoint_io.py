@@ -302,8 +302,16 @@ class CheckpointReader:
         self.close()
 
     def debug_string(self):
-        return "".join(f"{n} ({self._index.dtype_name(n)}) {self._index.shape(n)}\n"
-                       for n in self.keys()).encode()
+        """TF's listing: ``name (DT_FLOAT) [2,3]`` per tensor, sorted (bytes)."""
+        def line(n):
+            name = self._index.dtype_name(n)
+            tf_name = _TF_DT_NAMES.get(name, "DT_" + name.upper())
+            return f"{n} ({tf_name}) [{','.join(str(d) for d in self._index.shape(n))}]\n"
+        return "".join(line(n) for n in self.keys()).encode()
+
+
+_TF_DT_NAMES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF",
+                "string": "DT_STRING", "bool": "DT_BOOL", "bfloat16": "DT_BFLOAT16"}
 
 
 def nearest_keys_hint(name, keys, n=5):
