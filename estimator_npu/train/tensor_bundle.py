@@ -300,6 +300,7 @@ class BundleReader:
         slot = self._slot
         order = sorted(names, key=lambda n: slot(n)[:2]) if len(names) > 1 else names
         values, check = {}, self._check_crc
+        scratch = np.empty(_CHUNK, np.uint8) if check_only else None   # this call's own
         for name in order:
             path, offset, size, dt, shape = slot(name)
             df = self._file(path, name)
@@ -307,7 +308,7 @@ class BundleReader:
                 value = self._strings(name, path, bytes(df.read(offset, size, name)[0]),
                                       shape)
             elif check_only:
-                check(name, df.checksum(offset, size, name))
+                check(name, df.checksum(offset, size, name, scratch))
                 continue
             else:
                 value = np.empty(shape, dt)
@@ -377,7 +378,7 @@ class _DataFile:
     checksum taken while it is still in the CPU cache."""
 
     def __init__(self, prefix, path, name):
-        self.prefix, self.path, self.scratch = prefix, path, None
+        self.prefix, self.path = prefix, path
         try:
             self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)
                               | getattr(os, "O_CLOEXEC", 0))
@@ -421,11 +422,12 @@ class _DataFile:
             buf = np.empty(size, np.uint8)
         return buf, self._read_crc(buf, offset, size, name, False)
 
-    def checksum(self, offset, size, name):
-        """The crc32c of ``size`` bytes at ``offset``, read through a reused buffer."""
-        if self.scratch is None or self.scratch.nbytes < _CHUNK:
-            self.scratch = np.empty(_CHUNK, np.uint8)
-        return self._read_crc(self.scratch, offset, size, name, True)
+    def checksum(self, offset, size, name, scratch=None):
+        """The crc32c of ``size`` bytes at ``offset``, read through ``scratch`` (a uint8
+        buffer of ``_CHUNK`` bytes, reused piece after piece; default a new one)."""
+        if scratch is None or scratch.nbytes < _CHUNK:
+            scratch = np.empty(_CHUNK, np.uint8)
+        return self._read_crc(scratch, offset, size, name, True)
 
     def close(self):
         fd, self.fd = self.fd, -1
