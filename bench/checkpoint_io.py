@@ -23,15 +23,19 @@ does the same work:
   ``recovery.restore_newest`` (the newest checkpoint of the model_dir restored with
   ``Saver.restore``, which is its check: every byte read once and verified).
 
-The cases are timed alternately, in a new random order every repetition (so that no case
-always follows the same one: the memory and page-cache state one case leaves behind
-changes the next one's time), each after an ``os.sync()`` so that the previous case's
-write-back does not land in it; the table
-shows medians and the 1-minute load average before and after the run (the machine may
-be shared: ratios measured alternately are what counts). Files go to ``$BENCH_DIR``
-(default: a temporary directory); the page cache makes both sides mostly memory-bound.
+Every repetition times each case right next to its reference (``np.save`` without fsync
+for the saves, ``np.load`` for the restores; the reference first in every other
+repetition), the cases in a new random order (so that no case always follows the same
+one: the memory and page-cache state one case leaves behind changes the next one's
+time), each after an ``os.sync()`` so that the previous case's write-back does not land
+in it. The ratio column is the median of those paired ratios: each pair ran under the
+same load, which matters on a shared machine; the table also shows median times and the
+1-minute load average before and after the run. Files go to ``$BENCH_DIR`` (default: a
+temporary directory) and stay in the page cache (both sides memory-bound; like with
+like), or with ``--cold`` are dropped from it before every restore case
+(``posix_fadvise(DONTNEED)``: both sides then read from the disk).
 
-Run: ``python bench/checkpoint_io.py [--params 100e6] [--reps 9] [--samples]``
+Run: ``python bench/checkpoint_io.py [--params 100e6] [--reps 9] [--samples] [--cold]``
 """
 import argparse
 import os
@@ -90,6 +94,8 @@ def main():
     ap.add_argument("--params", type=float, default=100e6)
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--samples", action="store_true", help="also print every sample (ms)")
+    ap.add_argument("--cold", action="store_true",
+                    help="drop the files from the page cache before every restore case")
     args = ap.parse_args()
     arrays = make_arrays(int(args.params))
     mb = sum(a.nbytes for a in arrays.values()) / 1e6
@@ -144,31 +150,58 @@ def main():
         for _ in range(2):      # warm the page cache, the allocator and the code paths
             for _, _, _, fn in cases:
                 fn()
+        ref_of = {"save": "np.save (no fsync)", "restore": "np.load"}
+        by_name = {name: (kind, fn) for kind, name, _, fn in cases}
         samples = {name: [] for _, name, _, _ in cases}
+        ratios = {name: [] for _, name, _, _ in cases}
         order = np.random.default_rng(1)
+
+        def timed(name):
+            if args.cold and by_name[name][0] == "restore":
+                for path in (npy, prefix + checkpoint_io.DATA_SUFFIX,
+                             os.path.join(model_dir, "model.ckpt-1" +
+                                          checkpoint_io.DATA_SUFFIX)):
+                    checkpoint_io._drop_cached(path)
+            os.sync()                   # no write-back of the previous case in this one
+            t0 = time.perf_counter()
+            by_name[name][1]()
+            t = time.perf_counter() - t0
+            samples[name].append(t)
+            return t
         for rep in range(args.reps):
+            # each case next to its reference (np.save / np.load), which goes first in
+            # every other repetition: the ratio of the pair is measured under the same
+            # load; cases in a new random order every repetition
             for i in order.permutation(len(cases)):
-                _, name, _, fn = cases[i]
-                os.sync()               # no write-back of the previous case in this one
-                t0 = time.perf_counter()
-                fn()
-                samples[name].append(time.perf_counter() - t0)
+                kind, name, _, _ = cases[i]
+                ref = ref_of[kind]
+                if name == ref:
+                    continue
+                if rep % 2:
+                    t_ref, t = timed(ref), timed(name)
+                else:
+                    t, t_ref = timed(name), timed(ref)
+                ratios[name].append(t_ref / t)
         med = {name: statistics.median(v) for name, v in samples.items()}
         rows = []
         for kind, name, like, _ in cases:
             t = med[name]
-            first = med["np.save (no fsync)" if kind == "save" else "np.load"]
+            paired = statistics.median(ratios[name]) if ratios[name] else 1.0
             rows.append([kind, name, f"{t * 1e3:.0f} ms", f"{mb / t:.0f} MB/s",
-                         f"{first / t:.2f}x", f"{med[like] / t:.2f}x ({like})"])
+                         f"{paired:.2f}x", f"{med[like] / t:.2f}x ({like})"])
         print(f"{int(args.params / 1e6)}M parameters, {mb:.0f} MB, {len(arrays)} tensors, "
-              f"files in {d}; medians of {args.reps}; load average (1 min) "
+              f"files in {d} ({'dropped from the page cache before every restore case' if args.cold else 'in the page cache, both sides'}); "
+              f"medians of {args.reps}; load average (1 min) "
               f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after, "
               f"{os.cpu_count()} CPUs")
         print_table(rows, ["", "path", "median", "throughput",
-                           "vs np.save / np.load", "vs the same work in numpy"])
+                           "vs np.save / np.load (paired)", "vs the same work in numpy"])
         if args.samples:
             for name, v in samples.items():
                 print(f"{name:20s}", " ".join(f"{x * 1e3:.0f}" for x in v))
+            for name, v in ratios.items():
+                if v:
+                    print(f"{name:20s} ratios", " ".join(f"{x:.2f}" for x in v))
         sess.close()
     finally:
         shutil.rmtree(d, ignore_errors=True)

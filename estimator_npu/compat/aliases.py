@@ -80,6 +80,7 @@ TARGETS = {
     "tensorflow.python.training.checkpoint_management": _TRAIN,
     "tensorflow.python.training.optimizer": _TRAIN,
     "tensorflow.python.pywrap_tensorflow": _TRAIN,
+    "tensorflow.python.tools.inspect_checkpoint": ["estimator_npu.train.checkpoint_inspect"],
     "tensorflow.python.util.nest": ["estimator_npu.utils.nest"],
     "tensorflow.python.util.compat": ["estimator_npu.compat"],
     "tensorflow.python.util.tf_contextlib": ["estimator_npu.compat.tf_util"],

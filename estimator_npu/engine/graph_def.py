@@ -241,6 +241,10 @@ def const_input_value(t, what):
 # ``IMPORT_BUILDERS[op] = fn(node_def, input_tensors, name)`` returning a tensor, an op, or
 # a list of tensors standing for the node's outputs (registered by those families)
 IMPORT_BUILDERS = {}
+# export encoders of op types TF spells differently: ``EXPORT_ENCODERS[op_type] =
+# fn(op) -> [NodeDef]`` (the last node named as the op), registered by the training
+# layer (``train.graph_def_ops``: gradients, summaries, iterators; ``ApplyUpdates``)
+EXPORT_ENCODERS = {}
 
 _RANDOM = {"RandomUniform": ("RandomUniform", "minval", "maxval"),
            "RandomNormal": ("RandomStandardNormal", "mean", "stddev"),
@@ -302,6 +306,9 @@ def _uniform_like_nodes(op):
 
 def op_to_nodes(op):
     """The ``NodeDef``s (an added ``Const`` first where TF has an input) of ``op``."""
+    encode = EXPORT_ENCODERS.get(op.type)
+    if encode is not None:
+        return encode(op)
     if op.type == "RandomUniformLike":
         return _uniform_like_nodes(op)
     if op.type in _RANDOM:
@@ -389,6 +396,9 @@ def op_to_nodes(op):
                 "data_format") == "NCHW" else b"NHWC"
         if op.type == "AddN":
             node.attr["N"].i = len(op.inputs)
+        for key, i in _TYPE_ATTRS.get(op.type, ()):
+            if i < len(op.inputs):
+                node.attr[key].type = dtype_enum(op.inputs[i].dtype)
         for key, value in attrs.items():
             if key not in _KNOWN_ATTRS:
                 continue
@@ -397,6 +407,13 @@ def op_to_nodes(op):
                 node.attr[key].CopyFrom(a)
     node.input.extend(inputs + ["^" + c.name for c in op.control_inputs])
     return extra + [node]
+
+
+# type attrs of TF's ops beyond ``T`` (from input i), where TF's default may differ
+_TYPE_ATTRS = {"SparseSoftmaxCrossEntropyWithLogits": [("Tlabels", 1)],
+               "OneHot": [("TI", 0)], "GatherV2": [("Tparams", 0), ("Tindices", 1),
+                                                   ("Taxis", 2)],
+               "Shape": [], "UnsortedSegmentSum": [("Tindices", 1), ("Tnumsegments", 2)]}
 
 
 def graph_to_graph_def(graph, add_shapes=False):

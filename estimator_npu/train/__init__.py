@@ -8,6 +8,7 @@ this one; they are re-exported here lazily (PEP 562 ``__getattr__``) so that no 
 of this layer imports ``estimator_npu.hooks``.
 """
 from estimator_npu.train import update_rules  # noqa: F401
+from estimator_npu.train import apply_op_graph_def, graph_def_ops  # noqa: F401  (TF forms)
 from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState,  # noqa
                                                NewCheckpointReader, checkpoint_exists,
                                                get_checkpoint_mtimes, get_checkpoint_state,

@@ -289,9 +289,29 @@ class CheckpointReader:
         else:
             self._index.read_all()
 
+    def close(self):
+        """Closes the data files the reader keeps open between reads (reads reopen them)."""
+        close = getattr(self._index, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def debug_string(self):
-        return "".join(f"{n} ({self._index.dtype_name(n)}) {self._index.shape(n)}\n"
-                       for n in self.keys()).encode()
+        """TF's listing: ``name (DT_FLOAT) [2,3]`` per tensor, sorted (bytes)."""
+        def line(n):
+            name = self._index.dtype_name(n)
+            tf_name = _TF_DT_NAMES.get(name, "DT_" + name.upper())
+            return f"{n} ({tf_name}) [{','.join(str(d) for d in self._index.shape(n))}]\n"
+        return "".join(line(n) for n in self.keys()).encode()
+
+
+_TF_DT_NAMES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF",
+                "string": "DT_STRING", "bool": "DT_BOOL", "bfloat16": "DT_BFLOAT16"}
 
 
 def nearest_keys_hint(name, keys, n=5):
@@ -315,14 +335,18 @@ def verify_checkpoint(prefix):
             no known format. Messages name the file (and the tensor).
     """
     reader = CheckpointReader(prefix)
-    reader.verify()
+    try:
+        reader.verify()
+    finally:
+        reader.close()
     return reader
 
 
 def read_checkpoint(prefix):
     """``{name: numpy array}`` of every tensor of ``prefix``, all checked (errors as
     ``verify_checkpoint``)."""
-    return CheckpointReader(prefix).read_all()
+    with CheckpointReader(prefix) as reader:
+        return reader.read_all()
 
 
 NewCheckpointReader = CheckpointReader

@@ -71,7 +71,8 @@ def _builders():
         _attr(n, "dtype"), shape=_attr(n, "shape"), name=name)
     b["NoOp"] = lambda n, x, name: core.no_op(name=name)
     b["Reshape"] = lambda n, x, name: array_ops.reshape(
-        x[0], [int(v) for v in _const_value(x[1], "Reshape's shape").reshape(-1)], name=name)
+        x[0], [int(v) for v in _const_value(x[1], "Reshape's shape").reshape(-1)]
+        if x[1].op.type == "Const" else x[1], name=name)   # a computed shape: dynamic
     b["Transpose"] = lambda n, x, name: array_ops.transpose(
         x[0], [int(v) for v in _const_value(x[1], "Transpose's perm").reshape(-1)], name=name)
     for t, fn in [("Sum", reduction_ops.reduce_sum), ("Mean", reduction_ops.reduce_mean),
@@ -175,6 +176,7 @@ def _builders():
         return _Outputs(y, x[3], x[4])
     for t in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
         b[t] = fused_bn
+    b.update(_more_builders())
     b.update(gdef.IMPORT_BUILDERS)  # node types defined above the engine (ParseExample)
     for t, fn in [("MaxPool", pool_ops.max_pool), ("AvgPool", pool_ops.avg_pool)]:
         b[t] = (lambda f: lambda n, x, name: f(
@@ -184,7 +186,76 @@ def _builders():
     return b
 
 
+def _more_builders():
+    """Forward ops of training graphs (ours and TF's): gathers, one-hot, fills, the
+    cross-entropies (both outputs: the loss and TF's backprop, softmax - labels)."""
+    from estimator_npu.engine.ops import (array_ops, broadcast_grad, core, math_extra_ops,
+                                          math_ops, nn_ops, slice_ops, tile_ops)
+    b = {}
+
+    def ints(t, what):
+        return [int(v) for v in _const_value(t, what).reshape(-1)]
+
+    b["GatherV2"] = lambda n, x, name: slice_ops.gather(
+        x[0], x[1], axis=int(_const_value(x[2], "GatherV2's axis")), name=name)
+    b["OneHot"] = lambda n, x, name: array_ops.one_hot(
+        x[0], int(_const_value(x[1], "OneHot's depth")),
+        on_value=_const_value(x[2], "OneHot's on_value").item(),
+        off_value=_const_value(x[3], "OneHot's off_value").item(),
+        axis=_attr(n, "axis", -1), dtype=_attr(n, "T"), name=name)
+    b["ZerosLike"] = lambda n, x, name: array_ops.zeros_like(x[0], name=name)
+    b["OnesLike"] = lambda n, x, name: array_ops.ones_like(x[0], name=name)
+    def like(shape, static, dynamic, what):
+        # a Const shape, or the Shape of a tensor (TF's gradients and ours take both)
+        if shape.op.type == "Shape":
+            return dynamic(shape.op.inputs[0])
+        return static(ints(shape, what))
+
+    b["Fill"] = lambda n, x, name: like(
+        x[0], lambda d: array_ops.fill(d, x[1], name=name),
+        lambda t: core.identity(broadcast_grad.broadcast_like(x[1], t), name=name),
+        "Fill's dims")
+    b["BroadcastTo"] = lambda n, x, name: like(
+        x[1], lambda d: tile_ops.broadcast_to(x[0], d, name=name),
+        lambda t: core.identity(broadcast_grad.broadcast_like(x[0], t), name=name),
+        "BroadcastTo's shape")
+    b["Tile"] = lambda n, x, name: tile_ops.tile(x[0], ints(x[1], "Tile's multiples"),
+                                                 name=name)
+    b["L2Loss"] = lambda n, x, name: nn_ops.l2_loss(x[0], name=name)
+    b["AddN"] = lambda n, x, name: math_ops.add_n(list(x), name=name)
+    b["DivNoNan"] = lambda n, x, name: math_extra_ops.div_no_nan(x[0], x[1], name=name)
+    b["IsFinite"] = lambda n, x, name: math_ops.is_finite(x[0], name=name)
+
+    def xent(sparse):
+        def build(n, x, name):
+            g = get_default_graph()
+            if sparse:
+                loss = nn_ops.sparse_softmax_cross_entropy_with_logits(
+                    labels=x[1], logits=x[0], name=name)
+                with g.name_scope(name + "/"):
+                    labels = array_ops.one_hot(x[1], array_ops.shape(x[0])[-1]
+                                               if x[0].shape.values is None or
+                                               x[0].shape.values[-1] is None
+                                               else x[0].shape.values[-1], dtype=x[0].dtype)
+            else:
+                loss = nn_ops.softmax_cross_entropy_with_logits_v2(
+                    labels=x[1], logits=x[0], name=name)
+                labels = x[1]
+            with g.name_scope(name + "/"):
+                backprop = math_ops.subtract(nn_ops.softmax(x[0]), labels, name="backprop")
+            return _Outputs(loss, backprop)
+        return build
+    b["SoftmaxCrossEntropyWithLogits"] = xent(False)
+    b["SparseSoftmaxCrossEntropyWithLogits"] = xent(True)
+    return b
+
+
 _CACHE = {}
+_SKIPPED = object()     # built[name] of a node left out
+
+
+class _Skipped(Exception):
+    """A node is left out (args: the op type at the root of why)."""
 
 
 class _Outputs:
@@ -255,12 +326,6 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         n = next(n for n in graph_def.node if n.name in skipped and skipped[n.name] == n.op)
         raise ValueError(f"import_graph_def: op type {n.op!r} (node {n.name!r}) is not "
                          "supported by estimator_npu's graph import")
-    if skipped:
-        from estimator_npu.utils import logging
-        logging.warning("Importing the graph without %d nodes of op types estimator_npu's "
-                        "graph import does not support (and the nodes that depend on them): "
-                        "%s",
-                        len(skipped), ", ".join(sorted(set(skipped.values()))))
     built, variables = {}, {}
 
     def tensor(ref):
@@ -273,6 +338,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                 raise ValueError(f"import_graph_def: input {ref!r} is not in the graph")
             build(nodes[op])
         got = built[op]
+        if got is _SKIPPED:
+            raise _Skipped(skipped.get(op, nodes[op].op))
         if idx < 0:
             return getattr(got, "op", got)
         if isinstance(got, state_ops.Variable):
@@ -283,13 +350,23 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if n.name in built:
             return
         built[n.name] = None                          # cycle guard
+        try:
+            build_node(n)
+        except _Skipped as e:       # an input was left out (or the node): so is this node
+            built[n.name], skipped[n.name] = _SKIPPED, e.args[0]
+            raise
+
+    def build_node(n):
         full = prefix + n.name
         if n.op == "VariableV2":
             value = None
             for other in graph_def.node:
                 if other.op == "Assign" and _split(other.input[0])[0] == n.name:
                     if _split(other.input[1])[0] not in skipped:
-                        value = tensor(other.input[1])
+                        try:
+                            value = tensor(other.input[1])
+                        except _Skipped:
+                            value = None
                     variables[other.name] = n.name
                     break
             dt, shape = _attr(n, "dtype"), _attr(n, "shape")
@@ -313,7 +390,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         data = [tensor(i) for i in n.input if not i.startswith("^")]
         controls = [tensor(i) for i in n.input if i.startswith("^")]
         with g.name_scope(None), g.control_dependencies(controls):
-            out = _CACHE[n.op](n, data, full)
+            try:
+                out = _CACHE[n.op](n, data, full)
+            except ValueError:
+                if not skip_unsupported:
+                    raise
+                # a builder that cannot rebuild this node here (an input TF takes as a
+                # Const is computed): left out like an unsupported type
+                raise _Skipped(n.op) from None
         if isinstance(out, (list, tuple)):   # several ops standing for one node's outputs
             out = _Outputs(*out)
         built[n.name] = out if isinstance(out, _Outputs) else getattr(out, "op", out)
@@ -321,19 +405,28 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     with g.name_scope(None):
         for n in graph_def.node:
             if n.name not in skipped or n.op == "Assign" and n.name in variables:
-                build(n)
+                try:
+                    build(n)
+                except _Skipped:
+                    pass
+    if skipped:
+        from estimator_npu.utils import logging
+        logging.warning("Importing the graph without %d nodes of op types estimator_npu's "
+                        "graph import does not support (and the nodes that depend on them): "
+                        "%s",
+                        len(skipped), ", ".join(sorted(set(skipped.values()))))
     imported = [v for v in built.values() if isinstance(v, state_ops.Variable)]
     if skipped:
         g._skipped_imports = dict(getattr(g, "_skipped_imports", {}),
                                   **{prefix + k: v for k, v in skipped.items()
-                                     if k not in built})
+                                     if built.get(k, _SKIPPED) is _SKIPPED})
     g._imported_variables = getattr(g, "_imported_variables", []) + imported
     if return_elements is None:
         return None
     out = []
     for r in return_elements:
         op, idx = _split(r)
-        if op not in built:
+        if built.get(op, _SKIPPED) is _SKIPPED:
             raise ValueError(f"Requested return_element {r!r} not found in graph_def.")
         got = built[op]
         if ":" in r:

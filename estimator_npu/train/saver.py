@@ -381,7 +381,10 @@ class Saver:
         # One read of every byte, into fresh arrays, each checked as it arrives; the
         # arrays are swapped in only once all of them have passed, so a damaged
         # checkpoint leaves every variable as it was.
-        values = reader.read_many(list(stores))
+        try:
+            values = reader.read_many(list(stores))
+        finally:
+            reader.close()
         for name, store in stores.items():
             install(store, values[name], self._var_dict[name].dtype.np)
 

@@ -16,8 +16,10 @@ where there is one, the tensor.
 """
 import os
 import struct
+import threading
 
 
+import google_crc32c
 import numpy as np
 
 from estimator_npu import errors
@@ -178,6 +180,7 @@ class BundleReader:
             raise _loss(f"Checkpoint {prefix} is big-endian; only little-endian bundles "
                         "are supported")
         self.num_shards = max(1, header.num_shards)
+        self._slots, self._files, self._lock, self._swap = {}, {}, threading.Lock(), False
         self.entries = {}
         for key, value in items[1:]:
             e = pb.BundleEntryProto()
@@ -237,6 +240,43 @@ class BundleReader:
         """The value of tensor ``name`` as a fresh numpy array, checked against its crc."""
         return self.read_many([name])[name]
 
+    def _slot(self, name):
+        """``(data path, offset, size, numpy dtype or None (strings), shape tuple)`` of
+        tensor ``name``, computed (and its entry's size checked) once per reader."""
+        slot = self._slots.get(name)
+        if slot is None:
+            e = self.entries[name]
+            dt, shape = self._layout(name)
+            if dt is not None and not dt.isnative:
+                dt = dt.newbyteorder("=")       # big-endian host: swapped after reading
+                self._swap = True
+            slot = self._slots[name] = (self.data_path(name), int(e.offset), int(e.size),
+                                        dt, tuple(shape))
+        return slot
+
+    def _file(self, path, name):
+        """The open data file ``path``, opened once per reader (thread-safe)."""
+        df = self._files.get(path)
+        if df is None:
+            with self._lock:
+                df = self._files.get(path)
+                if df is None:
+                    df = self._files[path] = _DataFile(self.prefix, path, name)
+        return df
+
+    def close(self):
+        """Closes the data files this reader holds open (a later read reopens them)."""
+        with self._lock:
+            files, self._files = self._files, {}
+        for df in files.values():
+            df.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
     def read_many(self, names, out=None, check_only=False):
         """``{name: value}`` of tensors ``names``, each read once, into a fresh array, and
         checked against its crc32c piece by piece as it arrives (each piece while it is
@@ -249,45 +289,39 @@ class BundleReader:
         more than installing the fresh array). ``check_only``: check every byte through
         one reused buffer, keep nothing, return ``None``.
 
+        The data files stay open in the reader between calls (``close`` closes them);
+        reads are positional, so several threads may read through one reader.
+
         Raises:
             errors.NotFoundError: a data file is missing (names it and a tensor).
             errors.DataLossError: a data file is truncated or a tensor fails its crc32c
                 (names the file and the tensor).
         """
-        out = out or {}
-        order = sorted(names, key=lambda n: (self.entries[n].shard_id,
-                                             self.entries[n].offset))
-        files, values, swap = {}, {}, []
-        try:
-            for name in order:
-                path = self.data_path(name)
-                df = files.get(path)
-                if df is None:
-                    df = files[path] = _DataFile(self.prefix, path, name)
-                e = self.entries[name]
-                dt, shape = self._layout(name)
-                if dt is not None and check_only:
-                    self._check_crc(name, df.checksum(e.offset, e.size, name))
-                    continue
-                if dt is None:
-                    value = self._strings(name, path, bytes(df.read(e.offset, e.size, name)[0]),
-                                          shape)
-                else:
-                    value = np.empty(shape, dt if dt.isnative else dt.newbyteorder("="))
-                    if not dt.isnative:
-                        swap.append(value)     # big-endian host: the file is little-endian
-                    crc = df.read(e.offset, e.size, name, value.reshape(-1).view(np.uint8))[1]
-                    self._check_crc(name, crc)
-                if not check_only:
-                    values[name] = value
-        finally:
-            for df in files.values():
-                df.close()
+        slot = self._slot
+        order = sorted(names, key=lambda n: slot(n)[:2]) if len(names) > 1 else names
+        values, check = {}, self._check_crc
+        scratch = np.empty(_CHUNK, np.uint8) if check_only else None   # this call's own
+        for name in order:
+            path, offset, size, dt, shape = slot(name)
+            df = self._file(path, name)
+            if dt is None:
+                value = self._strings(name, path, bytes(df.read(offset, size, name)[0]),
+                                      shape)
+            elif check_only:
+                check(name, df.checksum(offset, size, name, scratch))
+                continue
+            else:
+                value = np.empty(shape, dt)
+                check(name, df.read(offset, size, name, value.reshape(-1).view(np.uint8))[1])
+            if not check_only:
+                values[name] = value
         if check_only:
             return None
-        for value in swap:
-            value.byteswap(inplace=True)
-        for name, dest in out.items():
+        if self._swap:
+            for value in values.values():
+                if value.dtype.kind != "O" and value.dtype.itemsize > 1:
+                    value.byteswap(inplace=True)
+        for name, dest in (out or {}).items():
             value = values.get(name)
             if value is not None and value.dtype.kind != "O" and _fits(
                     dest, value.dtype, value.shape):
@@ -339,58 +373,72 @@ def _fits(dest, dt, shape):
 
 
 class _DataFile:
-    """One open data file of a bundle, read in ``_CHUNK`` pieces (a piece's checksum
-    is taken while it is still in the CPU cache)."""
+    """One open data file of a bundle, read with positional reads (``os.preadv``: no
+    shared file position, so threads may share it) in ``_CHUNK`` pieces, each piece's
+    checksum taken while it is still in the CPU cache."""
 
     def __init__(self, prefix, path, name):
-        self.prefix, self.path, self.scratch = prefix, path, None
+        self.prefix, self.path = prefix, path
         try:
-            self.f = open(path, "rb", buffering=0)
+            self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)
+                              | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             raise errors.NotFoundError(None, None, f"Checkpoint {prefix}: data file {path} "
                                        f"is missing (needed for tensor {name!r})") from None
-        self.size = os.fstat(self.f.fileno()).st_size
+        self.size = os.fstat(self.fd).st_size
+        self._seek_lock = None if _PREADV else threading.Lock()
 
     def _truncated(self, name, end, offset, size):
         return _loss(f"Checkpoint {self.prefix}: data file {self.path} ends after "
                      f"{end} bytes but tensor {name!r} needs bytes up to "
                      f"{offset + size} (truncated?)")
 
-    def read(self, offset, size, name, buf=None):
-        """``(buf, crc32c of its bytes)``: ``size`` bytes at ``offset`` read into ``buf``
-        (a uint8 array; default a fresh one)."""
-        if offset + size > self.size:
-            raise self._truncated(name, self.size, offset, size)
-        if buf is None:
-            buf = np.empty(size, np.uint8)
-        self.f.seek(offset)
-        n = crc = 0
-        while n < size:
-            k = self.f.readinto(buf[n:n + _CHUNK])
-            if not k:
-                raise self._truncated(name, offset + n, offset, size)
-            crc = sstable.crc32c(buf[n:n + k], crc)
-            n += k
-        return buf, crc
+    def _pread(self, view, offset):
+        if _PREADV:
+            return os.preadv(self.fd, [view], offset)
+        with self._seek_lock:                   # no preadv: seek + read, one at a time
+            os.lseek(self.fd, offset, os.SEEK_SET)
+            return os.readv(self.fd, [view])
 
-    def checksum(self, offset, size, name):
-        """The crc32c of ``size`` bytes at ``offset``, read through a reused buffer."""
+    def _read_crc(self, buf, offset, size, name, reuse):
         if offset + size > self.size:
             raise self._truncated(name, self.size, offset, size)
-        if self.scratch is None:
-            self.scratch = np.empty(_CHUNK, np.uint8)
-        self.f.seek(offset)
+        chunk, extend, pread = _CHUNK, _crc_extend, self._pread
         n = crc = 0
         while n < size:
-            k = self.f.readinto(self.scratch[:min(_CHUNK, size - n)])
+            want = min(chunk, size - n)
+            at = 0 if reuse else n
+            k = pread(buf[at:at + want], offset + n)
             if not k:
                 raise self._truncated(name, offset + n, offset, size)
-            crc = sstable.crc32c(self.scratch[:k], crc)
+            crc = extend(crc, buf[at:at + k])
             n += k
         return crc
 
+    def read(self, offset, size, name, buf=None):
+        """``(buf, crc32c of its bytes)``: ``size`` bytes at ``offset`` read into ``buf``
+        (a uint8 array; default a fresh one)."""
+        if buf is None:
+            buf = np.empty(size, np.uint8)
+        return buf, self._read_crc(buf, offset, size, name, False)
+
+    def checksum(self, offset, size, name, scratch=None):
+        """The crc32c of ``size`` bytes at ``offset``, read through ``scratch`` (a uint8
+        buffer of ``_CHUNK`` bytes, reused piece after piece; default a new one)."""
+        if scratch is None or scratch.nbytes < _CHUNK:
+            scratch = np.empty(_CHUNK, np.uint8)
+        return self._read_crc(scratch, offset, size, name, True)
+
     def close(self):
-        self.f.close()
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+
+_PREADV = hasattr(os, "preadv")
+
+
+_crc_extend = google_crc32c.extend      # (crc, bytes) -> crc; no Python layer per piece
 
 
 def is_bundle_index(raw):
