@@ -296,7 +296,7 @@ def test_known_dimensions_answer_value():
         d = x.shape[3]
         assert d == 6 and d.value == 6 and isinstance(d, int) and repr(d) == "6"
         assert x.get_shape()[1].value * 2 == 8
-        assert x.shape[0] is None
+        assert x.shape[0].value is None and repr(x.shape[0]) == "Dimension(None)"  # as TF1
         assert tf.zeros([x.shape[3], 2]).shape.as_list() == [6, 2]
 
 
