@@ -89,7 +89,7 @@ def resolve(identifier, loss_fn, output):
     if name in ("accuracy", "acc", "crossentropy", "ce"):
         loss_name = getattr(loss_fn, "__name__", "") or getattr(getattr(loss_fn, "fn", None),
                                                                  "__name__", "")
-        last = output.shape[-1] if output.shape.ndims else None
+        last = output.shape.values[-1] if output.shape.ndims else None
         if "sparse_categorical" in loss_name:
             kind = "sparse_categorical"
         elif "binary" in loss_name or last == 1:

@@ -4,6 +4,7 @@ UpSampling1D/2D. The 2-D ones apply the ``tf.layers`` functions in the layer's w
 scope (``conv2d/kernel [kh, kw, in, filters]``, ``conv2d/bias``)."""
 from estimator_npu.engine.ops import array_ops, composites, nn_extra_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.engine.shape import dimension_value
 from estimator_npu.keras import activations, backend, constraints, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
 from estimator_npu.layers import conv_extra, functional
@@ -115,7 +116,7 @@ class Conv1D(Layer):
         self._cons = (constraints.get(kernel_constraint), constraints.get(bias_constraint))
 
     def build(self, input_shape):
-        c = input_shape[-1]
+        c = dimension_value(input_shape[-1])
         if c is None:
             raise ValueError(f"Conv1D {self.name}: the channel dimension of the inputs must "
                              f"be known, got shape {input_shape}")

@@ -112,8 +112,8 @@ class Flatten(Layer):
 
 def _batch_reshape(x, target):
     """``x`` reshaped to ``[batch, *target]`` (one -1 allowed in ``target``)."""
-    if x.shape[0] is not None and -1 not in target:
-        return array_ops.reshape(x, [x.shape[0], *target])
+    if x.shape.values[0] is not None and -1 not in target:
+        return array_ops.reshape(x, [x.shape.values[0], *target])
     return array_ops.reshape(x, [-1, *target]) if -1 not in target else \
         array_ops.reshape(x, array_ops.concat([array_ops.shape(x)[:1],
                                                convert_to_tensor(list(target),
@@ -133,7 +133,7 @@ class Reshape(Layer):
             if None not in known:
                 missing = int(np.prod(known)) // max(1, int(np.prod(
                     [d for d in self.target_shape if d != -1])))
-                y.set_shape([x.shape[0]] + [missing if d == -1 else d
+                y.set_shape([x.shape.values[0]] + [missing if d == -1 else d
                                             for d in self.target_shape])
         return y
 

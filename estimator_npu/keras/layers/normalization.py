@@ -11,6 +11,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, nn_ops, state_ops
 from estimator_npu.engine.ops.control_ops import cond
 from estimator_npu.engine.ops.core import convert_to_tensor, identity, stop_gradient
+from estimator_npu.engine.shape import dimension_value
 from estimator_npu.keras import backend, constraints, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
 from estimator_npu.layers.fused_batch_norm import fused_batch_norm
@@ -45,7 +46,7 @@ class BatchNormalization(Layer):
         nd = len(input_shape)
         axes = [self.axis] if isinstance(self.axis, int) else self.axis
         self._axes = sorted(a % nd for a in axes)
-        shape = [input_shape[a] for a in self._axes]
+        shape = [dimension_value(input_shape[a]) for a in self._axes]
         if None in shape:
             raise ValueError(f"BatchNormalization {self.name}: the feature axis {self.axis} "
                              f"of the inputs must be known, got shape {input_shape}")
@@ -71,7 +72,7 @@ class BatchNormalization(Layer):
         if isinstance(training, int):
             training = bool(training)
         nd = x.shape.ndims
-        bshape = [x.shape[i] if i in self._axes else 1 for i in range(nd)]
+        bshape = [x.shape.values[i] if i in self._axes else 1 for i in range(nd)]
 
         def bcast(t):
             if t is None or self._axes == [nd - 1]:
@@ -149,7 +150,7 @@ class LayerNormalization(Layer):
         x = convert_to_tensor(inputs)
         nd = x.shape.ndims
         mean, variance = nn_ops.moments(x, self._axes, keep_dims=True)
-        bshape = [x.shape[i] if i in self._axes else 1 for i in range(nd)]
+        bshape = [x.shape.values[i] if i in self._axes else 1 for i in range(nd)]
 
         def bcast(t):
             return None if t is None else array_ops.reshape(t, bshape)

@@ -10,6 +10,7 @@ steps while training; ``recurrent_dropout`` is not implemented (a warning says s
 """
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.engine.shape import dimension_value
 from estimator_npu.engine.ops.slice_ops import reverse
 from estimator_npu.keras import activations, backend, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
@@ -84,7 +85,7 @@ class _RNN(Layer):
         return backend.to_snake_case(type(self).__name__) + "_cell"
 
     def build(self, input_shape):
-        depth = input_shape[-1]
+        depth = dimension_value(input_shape[-1])
         if depth is None:
             raise ValueError(f"{type(self).__name__} {self.name}: the feature dimension of "
                              f"the inputs must be known, got shape {input_shape}")
