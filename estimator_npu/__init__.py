@@ -181,3 +181,14 @@ from estimator_npu.compat.missing import module_getattr as _module_getattr  # no
 __getattr__ = _module_getattr(__name__)
 from estimator_npu import feature_column  # noqa: F401,E402
 from estimator_npu import initializers  # noqa: F401,E402
+# tf.math / array / segment / scatter ops above the engine (estimator_npu.math_ops_extra).
+from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,  # noqa: E402
+                                                      asin, asinh, atan, atan2, atanh,
+                                                      bincount, cosh, digamma, erf, erfc,
+                                                      expm1, is_non_decreasing,
+                                                      is_strictly_increasing, lgamma,
+                                                      logical_xor, polygamma, rint, sinh,
+                                                      tan, truncatediv, truncatemod, zeta)
+from estimator_npu.engine.ops.composites import log_sigmoid  # noqa: F401,E402
+from estimator_npu.engine.ops.math_ops import floordiv as floor_div  # noqa: F401,E402
+from estimator_npu.engine.ops.math_ops import realdiv  # noqa: F401,E402

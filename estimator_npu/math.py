@@ -20,3 +20,13 @@ from estimator_npu.engine.ops.scatter_ops import (segment_sum,  # noqa: F401
 from estimator_npu.engine.ops.composites import (confusion_matrix, count_nonzero,  # noqa: F401
                                                  log_sigmoid, reduce_logsumexp, reduce_std,
                                                  reduce_variance)
+from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,  # noqa: F401
+                                                      asin, asinh, atan, atan2, atanh,
+                                                      bincount, cosh, cumulative_logsumexp,
+                                                      digamma, erf, erfc, expm1,
+                                                      is_non_decreasing,
+                                                      is_strictly_increasing, lgamma,
+                                                      logical_xor, multiply_no_nan, polygamma,
+                                                      reciprocal_no_nan, rint, sinh, tan,
+                                                      xdivy, xlogy, zeta)
+from estimator_npu.engine.ops.math_extra_ops import div_no_nan as divide_no_nan  # noqa: F401

@@ -8,6 +8,7 @@ Order, lowest first::
     data, train, rnn, losses,      input pipelines; optimizers, checkpoints, summaries; RNN cells;
     layers, images                  tf.losses; tf.layers functions and classes; tf.image transforms
     sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
+    math_ops_extra                  tf.math / array / segment / scatter ops the engine lacks
     device                          the device loop (iterations_per_loop)
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
@@ -36,6 +37,8 @@ RANKS = {
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
     "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
+    "math_ops_extra": 3,  # tf.math / array / segment / scatter ops the engine lacks (op
+                          # families registered like sampling's); the engine is at its budget
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).

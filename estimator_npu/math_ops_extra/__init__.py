@@ -1,0 +1,15 @@
+"""TF1 ops above the engine's core: special and less common elementwise math, the array
+ops of ``tf.*`` / ``tf.math`` / ``tf.image`` the engine lacks (sort, roll, space_to_depth,
+extract_image_patches, ...), segment reductions and tensor / variable scatters. The facades
+(``estimator_npu``, ``math``, ``nn``, ``image``) re-export them."""
+
+
+def _register_op_families():
+    """Adds this package's op families to the engine's op table (the one place this package
+    registers ops)."""
+    from estimator_npu.engine import registry
+    from estimator_npu.math_ops_extra import elementwise
+    registry.register_families([elementwise.OPS])
+
+
+_register_op_families()
