@@ -192,3 +192,24 @@ from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,
 from estimator_npu.engine.ops.composites import log_sigmoid  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import floordiv as floor_div  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import realdiv  # noqa: F401,E402
+from estimator_npu.engine.dtypes import complex128  # noqa: F401,E402
+from estimator_npu.engine.ops.array_ops import reverse as reverse_v2  # noqa: F401,E402
+from estimator_npu.math_ops_extra.array_extra import (argsort, batch_gather,  # noqa: E402
+                                                      histogram_fixed_width,
+                                                      histogram_fixed_width_bins,
+                                                      invert_permutation, lin_space,
+                                                      linspace, meshgrid, repeat, roll,
+                                                      searchsorted, setdiff1d, sort,
+                                                      unravel_index)
+from estimator_npu.math_ops_extra.space_ops import (batch_to_space,  # noqa: F401,E402
+                                                    batch_to_space_nd, depth_to_space,
+                                                    extract_image_patches, space_to_batch,
+                                                    space_to_batch_nd, space_to_depth)
+from estimator_npu.math_ops_extra.tensor_utils import (broadcast_dynamic_shape,  # noqa: E402
+                                                       broadcast_static_shape,
+                                                       clip_by_average_norm, ensure_shape,
+                                                       get_static_value, identity_n,
+                                                       is_tensor, parallel_stack,
+                                                       saturate_cast, shape_n, to_bfloat16,
+                                                       to_complex64, to_complex128,
+                                                       to_double)

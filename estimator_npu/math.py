@@ -30,3 +30,4 @@ from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,
                                                       reciprocal_no_nan, rint, sinh, tan,
                                                       xdivy, xlogy, zeta)
 from estimator_npu.engine.ops.math_extra_ops import div_no_nan as divide_no_nan  # noqa: F401
+from estimator_npu.math_ops_extra.array_extra import invert_permutation  # noqa: F401,E402

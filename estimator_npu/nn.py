@@ -27,3 +27,5 @@ from estimator_npu.sampling.samplers import (all_candidate_sampler,  # noqa: F40
                                              uniform_candidate_sampler)
 from estimator_npu.sampling.sampled_losses import nce_loss, sampled_softmax_loss  # noqa
 from estimator_npu.layers.fused_batch_norm import fused_batch_norm  # noqa: F401,E402
+from estimator_npu.math_ops_extra.space_ops import (depth_to_space,  # noqa: F401,E402
+                                                    space_to_batch, space_to_depth)

@@ -8,8 +8,9 @@ def _register_op_families():
     """Adds this package's op families to the engine's op table (the one place this package
     registers ops)."""
     from estimator_npu.engine import registry
-    from estimator_npu.math_ops_extra import elementwise
-    registry.register_families([elementwise.OPS])
+    from estimator_npu.math_ops_extra import array_extra, elementwise, space_ops, tensor_utils
+    registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
+                                tensor_utils.OPS])
 
 
 _register_op_families()

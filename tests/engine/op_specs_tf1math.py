@@ -55,3 +55,56 @@ case("Cumsum", "cumulative_logsumexp", lambda x: tf.math.cumulative_logsumexp(x,
      normal((2, 4)))
 case("Cumsum", "cumulative_logsumexp_reverse", lambda x: tf.math.cumulative_logsumexp(
     x, axis=0, reverse=True), normal((3, 2)))
+
+# ------------------------------------------------------------------ array ops
+from estimator_npu.engine.ops.core import make_tensor  # noqa: E402
+
+_PERM = np.array([[2, 0, 1, 1], [3, 3, 0, 2]], np.int32)
+_BIDX = np.array([[1, 0, 3], [2, 2, 0]], np.int32)
+
+case("TakeAlongAxis", "sort", lambda x: tf.sort(x) * 1.0, normal((3, 4)))
+case("TakeAlongAxis", "sort_axis0_descending",
+     lambda x: tf.sort(x, axis=0, direction="DESCENDING"), normal((3, 4)))
+
+
+def _direct(op_type, like_shape, attrs, *extra):
+    """Builds grad-side op ``op_type`` on ``dy`` directly (``like``: a zero constant giving
+    the output shape)."""
+    def build(dy):
+        like = tf.zeros(like_shape, tf.float64)
+        ins = [dy, like] if op_type == "ExtractImagePatchesGrad" else \
+            [tf.constant(extra[0])] + [dy] + list(extra[1:]) + [like]
+        return make_tensor(op_type, ins, dy.dtype, like.shape, attrs)
+    return build
+
+
+case("PutAlongAxisAdd", "repeated_indices", _direct("PutAlongAxisAdd", (2, 5), {"axis": 1},
+                                                    _PERM), normal((2, 4)))
+case("Roll", "two_axes", lambda x: tf.roll(x, [1, -2], [0, 1]), normal((3, 4)))
+case("Roll", "scalar_shift", lambda x: tf.roll(x, 2, 1), normal((2, 5)))
+case("Repeat", "scalar_axis1", lambda x: tf.repeat(x, 3, axis=1), normal((2, 3)))
+case("Repeat", "vector_axis0", lambda x: tf.repeat(x, [2, 0, 1], axis=0), normal((3, 2)))
+case("RepeatGrad", "direct", lambda dy: make_tensor(
+    "RepeatGrad", [dy, tf.constant([2, 0, 1], tf.int32), tf.zeros([3, 2], tf.float64)],
+    dy.dtype, [3, 2], {"axis": 0}), normal((3, 2)))
+case("BatchGather", "rank2_indices", lambda p: tf.batch_gather(p, _BIDX), normal((2, 4, 3)))
+case("BatchScatterAddLike", "direct", _direct("BatchScatterAddLike", (2, 4, 2),
+                                              {"batch_dims": 1}, _BIDX), normal((2, 3, 2)))
+case("SpaceToDepth", "nhwc", lambda x: tf.space_to_depth(x, 2), normal((2, 4, 6, 3)))
+case("SpaceToDepth", "nchw", lambda x: tf.space_to_depth(x, 2, data_format="NCHW"),
+     normal((1, 2, 4, 2)))
+case("DepthToSpace", "nhwc", lambda x: tf.depth_to_space(x, 2), normal((2, 2, 3, 8)))
+case("SpaceToBatchND", "padded", lambda x: tf.space_to_batch_nd(x, [2, 2], [[1, 1], [0, 2]]),
+     normal((2, 4, 4, 2)))
+case("BatchToSpaceND", "cropped", lambda x: tf.batch_to_space_nd(x, [2, 2], [[1, 1], [0, 2]]),
+     normal((8, 3, 3, 2)))
+case("ExtractImagePatches", "same_strided", lambda x: tf.extract_image_patches(
+    x, [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1], "SAME"), normal((2, 5, 6, 2)))
+case("ExtractImagePatches", "valid_dilated", lambda x: tf.image.extract_patches(
+    x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 1, 1], "VALID"), normal((1, 5, 4, 2)))
+case("ExtractImagePatchesGrad", "direct", _direct(
+    "ExtractImagePatchesGrad", (1, 3, 4, 2),
+    {"k": (2, 2), "s": (1, 1), "r": (1, 1), "padding": "VALID"}), normal((1, 2, 3, 8)))
+case("EnsureShape", "basic", lambda x: tf.ensure_shape(x, [None, 3]) * 2.0, normal((2, 3)))
+case("Mul", "clip_by_average_norm", lambda x: tf.clip_by_average_norm(x, 0.1),
+     normal((2, 3)))

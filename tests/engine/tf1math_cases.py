@@ -69,3 +69,75 @@ def rounding_logic_and_counts(tf):
             tf.math.cumulative_logsumexp(X, axis=0, reverse=True),
             tf.math.cumulative_logsumexp(X[0], exclusive=True)], \
         {v: np.array([1, 1, 3, 0, 4], np.int32)}
+
+
+IMG = R.normal(0, 1, (2, 4, 6, 3)).astype(np.float32)
+SEQ = np.array([[3.0, 1.0, 2.0, 1.0, 5.0], [0.0, -1.0, 4.0, 4.0, 2.0]], np.float32)
+
+
+@case
+def sort_roll_repeat(tf):
+    u = tf.placeholder(tf.float32, None)
+    b = tf.placeholder(tf.float32, [None, 5])
+    return [tf.sort(SEQ), tf.sort(b, direction="DESCENDING"), tf.sort(SEQ, axis=0),
+            tf.argsort(SEQ), tf.argsort(b, direction="DESCENDING"), tf.argsort(SEQ, axis=0),
+            tf.sort(u), tf.roll(SEQ, 2, 1), tf.roll(b, [1, -2], [0, 1]), tf.roll(u, 1, 0),
+            tf.repeat(SEQ, 2, axis=1), tf.repeat(b, [1, 0], axis=0), tf.repeat(SEQ, 3),
+            tf.repeat(u, 2)], {u: SEQ, b: SEQ}
+
+
+@case
+def grids_and_searches(tf):
+    n = tf.placeholder(tf.float32, [None])
+    return [*tf.meshgrid(np.arange(3.0, dtype=np.float32), np.arange(2.0, dtype=np.float32)),
+            *tf.meshgrid([1, 2], [3, 4, 5], [6, 7], indexing="ij"),
+            *tf.meshgrid(n, np.arange(2.0, dtype=np.float32)),
+            tf.linspace(0.0, 1.0, 5), tf.lin_space(np.float64(-2.0), np.float64(2.0), 4),
+            tf.searchsorted([[1, 3, 5, 7], [2, 4, 6, 8]], [[0, 5], [4, 9]]),
+            tf.searchsorted([1.0, 3.0, 3.0, 7.0], [3.0, 3.5], side="right"),
+            tf.histogram_fixed_width([-1.0, 0.0, 1.5, 2.0, 5.0, 4.9], [0.0, 5.0], nbins=5),
+            tf.histogram_fixed_width_bins(n, [0.0, 5.0], nbins=5),
+            *tf.setdiff1d([1, 2, 3, 4, 5, 6], [1, 3, 5]),
+            tf.invert_permutation([2, 0, 3, 1]),
+            tf.unravel_index([5, 7, 0], [3, 4]), tf.unravel_index(7, [2, 4]),
+            tf.batch_gather(IMG[:, 0], [[1, 0, 3], [5, 5, 0]])], \
+        {n: np.array([-1.0, 0.0, 1.5, 4.9], np.float32)}
+
+
+@case
+def space_and_depth(tf):
+    ph = tf.placeholder(tf.float32, [None, 4, 6, 3])
+    d = tf.space_to_depth(IMG, 2)
+    return [d, tf.depth_to_space(d, 2), tf.nn.space_to_depth(ph, 2),
+            tf.space_to_batch_nd(IMG, [2, 3], [[0, 0], [0, 0]]),
+            tf.space_to_batch_nd(ph, [2, 2], [[1, 1], [0, 2]]),
+            tf.space_to_batch(IMG, [[0, 0], [1, 1]], block_size=2),
+            tf.batch_to_space_nd(tf.space_to_batch_nd(IMG, [2, 2], [[1, 1], [0, 2]]), [2, 2],
+                                 [[1, 1], [0, 2]]),
+            tf.batch_to_space(IMG, [[0, 1], [1, 0]], block_size=1),
+            tf.nn.depth_to_space(tf.space_to_depth(ph, 2), 2),
+            tf.space_to_batch_nd(IMG[:, :, 0], [2], [[0, 0]])], {ph: IMG}
+
+
+@case
+def image_patches(tf):
+    ph = tf.placeholder(tf.float32, [None, None, None, 3])
+    return [tf.extract_image_patches(IMG, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+            tf.extract_image_patches(IMG, [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1], "SAME"),
+            tf.image.extract_patches(IMG, [1, 2, 3, 1], [1, 1, 2, 1], [1, 2, 1, 1], "SAME"),
+            tf.image.extract_image_patches(ph, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1],
+                                           "VALID")], {ph: IMG}
+
+
+@case
+def tensor_utilities(tf):
+    ph = tf.placeholder(tf.float32, [None, 3])
+    un = tf.placeholder(tf.float32, None)
+    big = np.array([-3e9, -5.0, 300.0, 7e9], np.float64)
+    return [*tf.identity_n([X, POS]), *tf.shape_n([X, ph]), tf.ensure_shape(un, [None, 3]),
+            tf.ensure_shape(ph, [2, 3]), tf.parallel_stack([X, POS]),
+            tf.broadcast_dynamic_shape(tf.shape(ph), [4, 1, 3]),
+            tf.to_double(X), tf.saturate_cast(big, tf.int32), tf.saturate_cast(big, tf.uint8),
+            tf.saturate_cast(np.array([-1, 300], np.int32), tf.uint8),
+            tf.reverse_v2(SEQ, [1]), tf.clip_by_average_norm(SEQ, 0.1),
+            tf.clip_by_average_norm(X, 10.0)], {ph: X, un: X}
