@@ -213,3 +213,19 @@ from estimator_npu.math_ops_extra.tensor_utils import (broadcast_dynamic_shape, 
                                                        saturate_cast, shape_n, to_bfloat16,
                                                        to_complex64, to_complex128,
                                                        to_double)
+from estimator_npu.math_ops_extra.segments import (segment_max, segment_mean,  # noqa: E402
+                                                   segment_min, segment_prod,
+                                                   sparse_segment_mean, sparse_segment_sqrt_n,
+                                                   sparse_segment_sum, unsorted_segment_max,
+                                                   unsorted_segment_mean, unsorted_segment_min,
+                                                   unsorted_segment_prod,
+                                                   unsorted_segment_sqrt_n)
+from estimator_npu.math_ops_extra.scatters import (scatter_div, scatter_max,  # noqa: E402
+                                                   scatter_min, scatter_mul, scatter_nd_add,
+                                                   scatter_nd_sub, scatter_nd_update,
+                                                   tensor_scatter_add, tensor_scatter_nd_add,
+                                                   tensor_scatter_nd_max,
+                                                   tensor_scatter_nd_min,
+                                                   tensor_scatter_nd_sub,
+                                                   tensor_scatter_nd_update,
+                                                   tensor_scatter_sub, tensor_scatter_update)

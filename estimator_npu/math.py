@@ -31,3 +31,8 @@ from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,
                                                       xdivy, xlogy, zeta)
 from estimator_npu.engine.ops.math_extra_ops import div_no_nan as divide_no_nan  # noqa: F401
 from estimator_npu.math_ops_extra.array_extra import invert_permutation  # noqa: F401,E402
+from estimator_npu.math_ops_extra.segments import (segment_max, segment_mean,  # noqa: F401
+                                                   segment_min, segment_prod,
+                                                   unsorted_segment_max, unsorted_segment_mean,
+                                                   unsorted_segment_min, unsorted_segment_prod,
+                                                   unsorted_segment_sqrt_n)

@@ -8,9 +8,10 @@ def _register_op_families():
     """Adds this package's op families to the engine's op table (the one place this package
     registers ops)."""
     from estimator_npu.engine import registry
-    from estimator_npu.math_ops_extra import array_extra, elementwise, space_ops, tensor_utils
+    from estimator_npu.math_ops_extra import (array_extra, elementwise, scatters, segments,
+                                              space_ops, tensor_utils)
     registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
-                                tensor_utils.OPS])
+                                tensor_utils.OPS, segments.OPS, scatters.OPS])
 
 
 _register_op_families()

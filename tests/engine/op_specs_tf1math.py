@@ -108,3 +108,43 @@ case("ExtractImagePatchesGrad", "direct", _direct(
 case("EnsureShape", "basic", lambda x: tf.ensure_shape(x, [None, 3]) * 2.0, normal((2, 3)))
 case("Mul", "clip_by_average_norm", lambda x: tf.clip_by_average_norm(x, 0.1),
      normal((2, 3)))
+
+# ------------------------------------------------------------------ segments and scatters
+_IDS = np.array([0, 0, 2, 2, 2, 4], np.int32)
+_UIDS = np.array([3, -1, 0, 3, 0, 1], np.int32)
+
+
+def _with_zero(rng):
+    d = rng.uniform(0.5, 1.5, (6, 2)) * rng.choice([-1.0, 1.0], (6, 2))
+    d[3, 0] = 0.0
+    return [d]
+
+
+for _kind in ("max", "min", "prod"):
+    case(f"Segment{_kind.title()}", "sorted", lambda d, _k=_kind: getattr(
+        tf, f"segment_{_k}")(d, _IDS), uniform(0.5, 2.0, (6, 2)))
+    case(f"UnsortedSegment{_kind.title()}", "dropped_ids", lambda d, _k=_kind: getattr(
+        tf, f"unsorted_segment_{_k}")(d, _UIDS, 5) * 1.0, uniform(0.5, 2.0, (6, 2)))
+case("SegmentProd", "one_zero", lambda d: tf.segment_prod(d, _IDS), _with_zero, order=1)
+case("UnsortedSegmentProd", "one_zero", lambda d: tf.unsorted_segment_prod(d, _UIDS, 4),
+     _with_zero, order=1)
+case("UnsortedSegmentSum", "unsorted_segment_mean",
+     lambda d: tf.unsorted_segment_mean(d, _UIDS, 5), normal((6, 2)))
+case("UnsortedSegmentSum", "unsorted_segment_sqrt_n",
+     lambda d: tf.unsorted_segment_sqrt_n(d, _UIDS, 5), normal((6, 2)))
+case("UnsortedSegmentSum", "segment_mean", lambda d: tf.segment_mean(d, _IDS), normal((6, 3)))
+case("UnsortedSegmentSum", "sparse_segment_sqrt_n", lambda d: tf.sparse_segment_sqrt_n(
+    d, np.array([0, 3, 3, 5], np.int32), np.array([0, 0, 1, 3], np.int32)), normal((6, 2)))
+
+_I1 = np.array([[1], [3]], np.int32)
+_I2 = np.array([[0, 1], [2, 2], [0, 1]], np.int32)
+case("TensorScatterUpdate", "rows", lambda t, u: tf.tensor_scatter_nd_update(t, _I1, u),
+     normal((4, 3), (2, 3)))
+case("TensorScatterAdd", "duplicates", lambda t, u: tf.tensor_scatter_nd_add(t, _I2, u),
+     normal((4, 3), (3,)))
+case("TensorScatterSub", "rows", lambda t, u: tf.tensor_scatter_nd_sub(t, _I1, u),
+     normal((4, 3), (2, 3)))
+case("TensorScatterMax", "rows", lambda t, u: tf.tensor_scatter_nd_max(t, _I1, u),
+     normal((4, 3), (2, 3)))
+case("TensorScatterMin", "elements", lambda t, u: tf.tensor_scatter_nd_min(
+    t, _I2[:2], u), normal((4, 3), (2,)))

@@ -141,3 +141,60 @@ def tensor_utilities(tf):
             tf.saturate_cast(np.array([-1, 300], np.int32), tf.uint8),
             tf.reverse_v2(SEQ, [1]), tf.clip_by_average_norm(SEQ, 0.1),
             tf.clip_by_average_norm(X, 10.0)], {ph: X, un: X}
+
+
+DATA = R.normal(0, 1, (6, 2)).astype(np.float32)
+DATA[3] = DATA[2]     # a tie for max/min
+DATA[4, 0] = 0.0      # a zero for prod
+
+
+@case
+def segment_reductions(tf):
+    ids = np.array([0, 0, 2, 2, 2, 4], np.int32)
+    uids = np.array([3, -1, 0, 3, 0, 1], np.int32)
+    d = tf.placeholder(tf.float32, [None, 2])
+    out = [f(d, ids) for f in (tf.segment_max, tf.segment_min, tf.segment_mean,
+                               tf.segment_prod, tf.math.segment_max)]
+    out += [f(d, uids, 5) for f in (tf.unsorted_segment_max, tf.unsorted_segment_min,
+                                    tf.unsorted_segment_mean, tf.unsorted_segment_prod,
+                                    tf.unsorted_segment_sqrt_n, tf.math.unsorted_segment_min)]
+    out += [tf.unsorted_segment_max(DATA, uids, tf.constant(4)),
+            tf.segment_max(DATA, ids), tf.segment_prod(DATA, ids)]
+    idx = np.array([0, 3, 3, 5], np.int32)
+    sids = np.array([0, 0, 1, 3], np.int32)
+    out += [tf.sparse_segment_sum(DATA, idx, sids), tf.sparse_segment_mean(DATA, idx, sids),
+            tf.sparse_segment_sqrt_n(DATA, idx, sids),
+            tf.sparse_segment_sum(d, idx, sids, num_segments=5),
+            tf.sparse.segment_mean(DATA, idx, sids, num_segments=6),
+            tf.sparse.segment_sqrt_n(d, idx, sids), tf.sparse.segment_sum(d, idx, sids)]
+    return out, {d: DATA}
+
+
+@case
+def tensor_scatters(tf):
+    t = tf.placeholder(tf.float32, [None, 3])
+    base = np.arange(12, dtype=np.float32).reshape(4, 3)
+    i1 = np.array([[1], [3]], np.int32)
+    u1 = np.array([[9.0, -1.0, 4.5], [0.0, 20.0, 11.0]], np.float32)
+    i2 = np.array([[0, 1], [2, 2], [0, 1]], np.int32)
+    u2 = np.array([5.0, -3.0, 2.0], np.float32)
+    return [tf.tensor_scatter_nd_update(t, i1, u1), tf.tensor_scatter_nd_add(t, i2, u2),
+            tf.tensor_scatter_nd_sub(base, i2, u2), tf.tensor_scatter_nd_max(t, i1, u1),
+            tf.tensor_scatter_nd_min(base, i1, u1), tf.tensor_scatter_update(base, i1, u1),
+            tf.tensor_scatter_add(base, i1, u1), tf.tensor_scatter_sub(t, i1, u1)], {t: base}
+
+
+@case
+def variable_scatters(tf):
+    def var(name):
+        return tf.Variable(np.arange(1.0, 13.0, dtype=np.float32).reshape(4, 3), name=name)
+    i = np.array([1, 3, 1], np.int32)
+    u = np.array([[2.0, 0.5, 3.0], [4.0, 1.0, -2.0], [2.0, 2.0, 1.0]], np.float32)
+    ind = np.array([[0, 1], [3, 2], [0, 1]], np.int32)
+    nd_u = np.array([10.0, -5.0, 1.0], np.float32)
+    outs = [tf.scatter_mul(var("a"), i, u), tf.scatter_div(var("b"), i, u),
+            tf.scatter_max(var("c"), i, u + 4.0), tf.scatter_min(var("d"), i, u + 4.0),
+            tf.scatter_nd_add(var("e"), ind, nd_u), tf.scatter_nd_sub(var("f"), ind, nd_u),
+            tf.scatter_nd_update(var("g"), np.array([[2], [0]], np.int32),
+                                 np.array([[7.0, 7.0, 7.0], [8.0, 8.0, 8.0]], np.float32))]
+    return outs, {}
