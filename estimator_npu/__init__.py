@@ -229,3 +229,5 @@ from estimator_npu.math_ops_extra.scatters import (scatter_div, scatter_max,  # 
                                                    tensor_scatter_nd_sub,
                                                    tensor_scatter_nd_update,
                                                    tensor_scatter_sub, tensor_scatter_update)
+from estimator_npu import lookup  # noqa: F401,E402 - tf.lookup; registers the tables' ops
+from estimator_npu.lookup.tables import initialize_all_tables, tables_initializer  # noqa

@@ -9,7 +9,7 @@ Order, lowest first::
     layers, images                  tf.losses; tf.layers functions and classes; tf.image transforms
     sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
     math_ops_extra                  tf.math / array / segment / scatter ops the engine lacks
-    device                          the device loop (iterations_per_loop)
+    device, lookup                  the device loop (iterations_per_loop); tf.lookup tables
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
     npu, mixed_precision            npu_bridge-named facades
@@ -33,6 +33,7 @@ RANKS = {
     "data": 3, "train": 3, "rnn": 3, "losses": 3, "layers": 3, "images": 3, "sampling": 3,
     "clustering": 3,
     "device": 4,
+    "lookup": 4,  # tf.lookup tables: OOV buckets hash with feature_column's Fingerprint64
     "hooks": 5,
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,

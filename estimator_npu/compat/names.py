@@ -33,6 +33,7 @@ DOCUMENTED_PATHS = [
     "npu_bridge.estimator.npu.npu_hook", "npu_bridge.estimator.npu.npu_plugin",
     "npu_bridge.estimator.npu_ops", "npu_bridge.hccl.hccl_ops", "hccl.manage.api",
     "hccl.split.api", "npu_bridge.estimator.npu.npu_rnn",
+    "tensorflow.math", "tensorflow.lookup", "tensorflow.contrib.lookup",
 ]
 
 # TF1 names real scripts use; the ones estimator_npu lacks are listed as not implemented.

@@ -198,3 +198,69 @@ def variable_scatters(tf):
             tf.scatter_nd_update(var("g"), np.array([[2], [0]], np.int32),
                                  np.array([[7.0, 7.0, 7.0], [8.0, 8.0, 8.0]], np.float32))]
     return outs, {}
+
+
+def _lookup_ops(tf):
+    """``tf.contrib.lookup`` here; TF 2.15 keeps the same builders in lookup_ops."""
+    contrib = getattr(tf, "contrib", None)
+    if contrib is not None:
+        return contrib.lookup
+    from tensorflow.python.ops import lookup_ops
+    return lookup_ops
+
+
+def _vocab_file():
+    import os
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+    with open(path, "w") as f:
+        f.write("cat\t7\ndog\t9\nemu\t11\nfox\t13\n")
+    return path
+
+
+@case
+def lookup_tables(tf):
+    keys = tf.placeholder(tf.string, [None, 2])
+    kv = tf.lookup.KeyValueTensorInitializer(["a", "b", "c"], [1, 2, 3],
+                                             value_dtype=tf.int64)
+    table = tf.lookup.StaticHashTable(kv, -1)
+    vocab = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        ["x", "y"], [0, 1], value_dtype=tf.int64), 3)
+    ivocab = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([10, 20], tf.int64), [0, 1], value_dtype=tf.int64), 4)
+    floats = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([3, 1], tf.int64), [0.5, -1.5]), 9.0)
+    path = _vocab_file()
+    cols = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        path, tf.string, 0, tf.int64, 1, delimiter="\t"), -5)
+    lines = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        path, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64,
+        tf.lookup.TextFileIndex.LINE_NUMBER, vocab_size=3), -5)
+    back = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        path, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER, tf.string, 0), "??")
+    sp = tf.SparseTensor([[0, 0], [1, 1]], tf.constant(["c", "zz"]), [2, 3])
+    return [table.lookup(keys), table.size(), vocab.lookup(tf.constant(["x", "y", "zz", "w"])),
+            vocab.size(), ivocab.lookup(tf.constant([10, 5, 20, 123456], tf.int64)),
+            floats.lookup(tf.constant([1, 2, 3], tf.int64)),
+            cols.lookup(tf.constant(["dog", "x", "fox"])), cols.size(),
+            lines.lookup(tf.constant(["cat\t7", "emu\t11", "fox\t13"])),
+            back.lookup(tf.constant([0, 3, 5], tf.int64)), table.lookup(sp).values], \
+        {keys: np.array([["a", "q"], ["c", "b"]], object)}
+
+
+@case
+def vocabulary_tables(tf):
+    lk = _lookup_ops(tf)
+    path = _vocab_file()
+    words = tf.constant(["emu", "cat", "yak", "fox", "zebra"])
+    t1 = lk.index_table_from_tensor(["cat", "dog", "emu"], num_oov_buckets=2)
+    t2 = lk.index_table_from_tensor(tf.constant(["cat", "dog"]), default_value=-7)
+    t3 = lk.index_table_from_file(path, key_column_index=0, value_column_index=1)
+    t4 = lk.index_table_from_file(path, num_oov_buckets=1, key_column_index=0)
+    t5 = lk.index_table_from_tensor(tf.constant([5, 9], tf.int64), dtype=tf.int64)
+    r1 = lk.index_to_string_table_from_tensor(["cat", "dog"], default_value="none")
+    r2 = lk.index_to_string_table_from_file(path, value_column_index=0)
+    ids = tf.constant([1, 0, 4], tf.int64)
+    return [t1.lookup(words), t2.lookup(words), t3.lookup(words), t4.lookup(words),
+            t5.lookup(tf.constant([9, 5, 1], tf.int64)), r1.lookup(ids), r2.lookup(ids),
+            t1.size(), t4.size()], {}
