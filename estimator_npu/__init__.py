@@ -231,3 +231,11 @@ from estimator_npu.math_ops_extra.scatters import (scatter_div, scatter_max,  # 
                                                    tensor_scatter_sub, tensor_scatter_update)
 from estimator_npu import lookup  # noqa: F401,E402 - tf.lookup; registers the tables' ops
 from estimator_npu.lookup.tables import initialize_all_tables, tables_initializer  # noqa
+from estimator_npu.math_ops_extra.variable_utils import (assert_variables_initialized,  # noqa
+                                                         count_up_to, hessians, init_scope,
+                                                         is_variable_initialized,
+                                                         make_template,
+                                                         moving_average_variables,
+                                                         no_regularizer,
+                                                         orthogonal_initializer,
+                                                         uniform_unit_scaling_initializer)

@@ -264,3 +264,34 @@ def vocabulary_tables(tf):
     return [t1.lookup(words), t2.lookup(words), t3.lookup(words), t4.lookup(words),
             t5.lookup(tf.constant([9, 5, 1], tf.int64)), r1.lookup(ids), r2.lookup(ids),
             t1.size(), t4.size()], {}
+
+
+@case
+def templates_and_variables(tf):
+    def dense(x, units):
+        w = tf.get_variable("w", [3, units], initializer=tf.constant_initializer(0.5))
+        b = tf.get_variable("b", [units], initializer=tf.zeros_initializer())
+        return tf.matmul(x, w) + b
+
+    layer = tf.make_template("layer", dense, units=2)
+    other = tf.make_template("layer", dense, units=1)
+    a, b2, c = layer(X), layer(POS), other(X)
+    with tf.variable_scope("outer"):
+        nested = tf.make_template("t", dense, create_scope_now_=True, units=2)
+    d = nested(X)
+    names = [v.name for v in tf.global_variables()] + [layer.variable_scope.name,
+                                                       nested.variable_scope_name]
+    counter = tf.Variable(3, name="counter")
+    uninit = tf.Variable(1.0, name="never_initialized", collections=[])
+    x = tf.placeholder(tf.float32, [3])
+    h = tf.hessians(tf.reduce_sum(x * x * x) + x[0] * x[1], x)[0]
+    hm = tf.hessians(tf.reduce_sum(tf.matmul(tf.reshape(x[:2], [1, 2]), POS[:, :2])) ** 2,
+                     [x])[0]
+    with tf.control_dependencies([tf.no_op()]):
+        with tf.init_scope():
+            free = tf.constant(1.0)
+    return [a, b2, c, d, tf.constant(names), tf.is_variable_initialized(counter),
+            tf.is_variable_initialized(uninit), h, hm,
+            tf.constant(len(free.op.control_inputs)),
+            tf.constant(str(tf.no_regularizer(tf.ones([2]))))], \
+        {x: np.array([1.0, -2.0, 0.5], np.float32)}
