@@ -239,3 +239,11 @@ from estimator_npu.math_ops_extra.variable_utils import (assert_variables_initia
                                                          no_regularizer,
                                                          orthogonal_initializer,
                                                          uniform_unit_scaling_initializer)
+from estimator_npu.math_ops_extra.sparse_ops import (sparse_add, sparse_concat,  # noqa: E402
+                                                     sparse_fill_empty_rows,
+                                                     sparse_reduce_max, sparse_reduce_sum,
+                                                     sparse_reorder, sparse_reshape,
+                                                     sparse_retain, sparse_slice,
+                                                     sparse_softmax,
+                                                     sparse_tensor_dense_matmul,
+                                                     sparse_transpose)

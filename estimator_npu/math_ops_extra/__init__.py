@@ -10,10 +10,11 @@ def _register_op_families():
     registers ops)."""
     from estimator_npu.engine import registry
     from estimator_npu.math_ops_extra import (array_extra, elementwise, scatters, segments,
-                                              space_ops, tensor_utils, variable_utils)
+                                              space_ops, sparse_ops, tensor_utils,
+                                              variable_utils)
     registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
                                 tensor_utils.OPS, segments.OPS, scatters.OPS,
-                                variable_utils.OPS])
+                                variable_utils.OPS, sparse_ops.OPS])
 
 
 _register_op_families()

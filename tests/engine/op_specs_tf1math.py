@@ -148,3 +148,32 @@ case("TensorScatterMax", "rows", lambda t, u: tf.tensor_scatter_nd_max(t, _I1, u
      normal((4, 3), (2, 3)))
 case("TensorScatterMin", "elements", lambda t, u: tf.tensor_scatter_nd_min(
     t, _I2[:2], u), normal((4, 3), (2,)))
+
+# ------------------------------------------------------------------ sparse
+_SP_IND = np.array([[0, 3], [2, 1], [0, 0], [2, 4], [2, 1]], np.int64)
+
+
+def _sp(values, shape=(4, 5)):
+    return tf.SparseTensor(_SP_IND, values, np.array(shape, np.int64))
+
+
+case("SparseDenseMatMul", "plain", lambda v, b: tf.sparse_tensor_dense_matmul(_sp(v), b),
+     normal((5,), (5, 3)))
+case("SparseDenseMatMul", "adjoints", lambda v, b: tf.sparse_tensor_dense_matmul(
+    _sp(v), b, adjoint_a=True, adjoint_b=True), normal((5,), (2, 4)))
+case("SparseDenseMatMulValuesGrad", "direct", lambda dy, b: make_tensor(
+    "SparseDenseMatMulValuesGrad", [tf.constant(_SP_IND), dy, b,
+                                    tf.constant(np.array([4, 5], np.int64))], dy.dtype, [5]),
+    normal((4, 3), (5, 3)))
+case("GatherV2", "sparse_softmax", lambda v: tf.sparse_softmax(_sp(v)).values,
+     normal((5,)))
+case("UnsortedSegmentSum", "sparse_add", lambda a, b: tf.sparse_add(
+    _sp(a), tf.SparseTensor(_SP_IND[:2], b, np.array([4, 5], np.int64))).values,
+    normal((5,), (2,)))
+case("TensorScatterAdd", "sparse_add_dense", lambda v, d: tf.sparse_add(_sp(v), d),
+     normal((5,), (4, 5)))
+case("GatherV2", "sparse_concat_fill_reorder", lambda v: tf.sparse_reorder(
+    tf.sparse_fill_empty_rows(tf.sparse_concat(0, [_sp(v), _sp(v * 2.0)]), 0.0)[0]).values,
+    normal((5,)))
+case("ScatterNd", "sparse_reduce_sum", lambda v: tf.sparse_reduce_sum(_sp(v), axis=1),
+     normal((5,)))

@@ -295,3 +295,46 @@ def templates_and_variables(tf):
             tf.constant(len(free.op.control_inputs)),
             tf.constant(str(tf.no_regularizer(tf.ones([2]))))], \
         {x: np.array([1.0, -2.0, 0.5], np.float32)}
+
+
+def _sparse(tf):
+    return tf.SparseTensor(np.array([[0, 3], [2, 1], [0, 0], [2, 4]], np.int64),
+                           np.array([1.5, -2.0, 3.0, 0.5], np.float32),
+                           np.array([4, 5], np.int64))
+
+
+def _parts(sp):
+    return [sp.indices, sp.values, sp.dense_shape]
+
+
+@case
+def sparse_index_ops(tf):
+    sp = _sparse(tf)
+    other = tf.SparseTensor(np.array([[0, 3], [1, 1]], np.int64),
+                            np.array([-1.5, 4.0], np.float32), np.array([4, 5], np.int64))
+    three = tf.SparseTensor(np.array([[0, 1, 2], [1, 0, 0]], np.int64),
+                            np.array([7.0, 8.0], np.float32), np.array([2, 2, 3], np.int64))
+    filled, empty = tf.sparse_fill_empty_rows(sp, -1.0)
+    return [*_parts(tf.sparse_reorder(sp)), *_parts(tf.sparse.transpose(sp)),
+            *_parts(tf.sparse_transpose(three, [2, 0, 1])),
+            *_parts(tf.sparse_add(sp, other)), *_parts(tf.sparse.add(sp, other, 1.0)),
+            tf.sparse_add(sp, np.ones([4, 5], np.float32)),
+            *_parts(tf.sparse_concat(1, [sp, other])), *_parts(tf.sparse.concat(0, [sp, other])),
+            *_parts(tf.sparse_retain(sp, [True, False, True, False])),
+            *_parts(tf.sparse_reshape(sp, [2, -1])), *_parts(tf.sparse.reshape(three, [3, 4])),
+            *_parts(tf.sparse_slice(sp, [0, 1], [3, 10])), *_parts(filled), empty,
+            *_parts(tf.sparse.from_dense(np.array([[0, 2.0], [3.0, 0]], np.float32)))], {}
+
+
+@case
+def sparse_math_ops(tf):
+    sp = _sparse(tf)
+    b = tf.placeholder(tf.float32, [5, None])
+    bv = R.normal(0, 1, (5, 2)).astype(np.float32)
+    return [tf.sparse_tensor_dense_matmul(sp, b), tf.sparse.matmul(sp, bv.T, adjoint_b=True),
+            tf.sparse.sparse_dense_matmul(sp, R.normal(0, 1, (4, 3)).astype(np.float32),
+                                          adjoint_a=True),
+            tf.sparse_reduce_sum(sp), tf.sparse_reduce_sum(sp, axis=1),
+            tf.sparse.reduce_sum(sp, 0, keepdims=True), tf.sparse_reduce_max(sp, 1),
+            tf.sparse.reduce_max(sp), *_parts(tf.sparse_softmax(sp)),
+            tf.sparse.softmax(sp).values], {b: bv}
