@@ -36,3 +36,7 @@ from estimator_npu.math_ops_extra.segments import (segment_max, segment_mean,  #
                                                    unsorted_segment_max, unsorted_segment_mean,
                                                    unsorted_segment_min, unsorted_segment_prod,
                                                    unsorted_segment_sqrt_n)
+from estimator_npu.math_ops_extra.more_math import (erfinv, lbeta, ndtri,  # noqa: F401,E402
+                                                    polyval, reduce_euclidean_norm,
+                                                    scalar_mul, xlog1py, zero_fraction)
+from estimator_npu.engine.ops.composites import softsign  # noqa: F401,E402

@@ -360,3 +360,24 @@ __all__ = ["TextFileIndex", "KeyValueTensorInitializer", "TextFileInitializer",
            "TextFileIdTableInitializer", "TextFileStringTableInitializer", "StaticHashTable",
            "HashTable", "StaticVocabularyTable", "tables_initializer",
            "initialize_all_tables"]
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
+    """``Fingerprint64(s) % num_buckets`` for each string of ``input`` (TF's
+    ``StringToHashBucketFast``), int64."""
+    t = convert_to_tensor(input, dtype=dtypes.string)
+    return make_tensor("StringToHashBucketFast", [t], dtypes.int64, t.shape,
+                       {"num_buckets": int(num_buckets)}, name=name)
+
+
+def _hash_bucket_kernel(op, ctx):
+    n = op.attrs["num_buckets"]
+
+    def run(x):
+        x = np.asarray(x, dtype=object)
+        return np.array([hash_bucket(v, n) for v in x.reshape(-1).tolist()],
+                        np.int64).reshape(x.shape)
+    return run
+
+
+OPS.define("StringToHashBucketFast", kernel=_hash_bucket_kernel, grad=NOT_DIFFERENTIABLE)

@@ -177,3 +177,10 @@ case("GatherV2", "sparse_concat_fill_reorder", lambda v: tf.sparse_reorder(
     normal((5,)))
 case("ScatterNd", "sparse_reduce_sum", lambda v: tf.sparse_reduce_sum(_sp(v), axis=1),
      normal((5,)))
+
+# ------------------------------------------------------------------ more math
+case("Erfinv", "basic", tf.math.erfinv, uniform(-0.9, 0.9, (2, 3)))
+case("Ndtri", "basic", tf.math.ndtri, uniform(0.05, 0.95, (2, 3)))
+case("Xlogy", "xlog1py", tf.math.xlog1py, lambda rng: [rng.standard_normal((2, 3)),
+                                                     rng.uniform(0.5, 2.0, (3,))])
+case("Lgamma", "lbeta", tf.math.lbeta, uniform(0.5, 3.0, (2, 3)))

@@ -338,3 +338,19 @@ def sparse_math_ops(tf):
             tf.sparse.reduce_sum(sp, 0, keepdims=True), tf.sparse_reduce_max(sp, 1),
             tf.sparse.reduce_max(sp), *_parts(tf.sparse_softmax(sp)),
             tf.sparse.softmax(sp).values], {b: bv}
+
+
+@case
+def more_math(tf):
+    u = tf.placeholder(tf.float32, None)
+    y = np.array([-0.95, -0.3, 0.0, 0.2, 0.7, 0.999], np.float32)
+    return [tf.math.erfinv(u), tf.math.ndtri(np.array([0.01, 0.3, 0.5, 0.9], np.float32)),
+            tf.scalar_mul(2.5, X), tf.math.scalar_mul(np.float32(-1), POS),
+            tf.math.zero_fraction(np.array([0.0, 1.0, 0.0, 3.0], np.float32)),
+            tf.nn.zero_fraction(np.array([[0, 1], [2, 3]], np.int32)),
+            tf.math.reduce_euclidean_norm(X, axis=1), tf.math.reduce_euclidean_norm(X),
+            tf.math.xlog1py(np.array([0.0, 2.0, 0.5], np.float32),
+                            np.array([-1.0, 1.0, 3.0], np.float32)),
+            tf.math.lbeta(POS), tf.math.polyval([2.0, -1.0, 0.5], X), tf.math.softsign(X),
+            tf.manip.roll(SEQ, 1, 0), tf.string_to_hash_bucket_fast(["a", "hello", ""], 7),
+            tf.strings.to_hash_bucket_fast(tf.constant([["x", "yy"]]), 1000)], {u: y}
