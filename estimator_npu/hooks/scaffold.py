@@ -89,6 +89,11 @@ class Scaffold:
     def finalized(self):
         return self._finalized
 
+    @staticmethod
+    def default_local_init_op():
+        """TF1's ``Scaffold.default_local_init_op()``: local variables and tables."""
+        return default_local_init_op()
+
     def finalize(self):
         """Creates the missing ops and finalizes the default graph (idempotent)."""
         if self._finalized:

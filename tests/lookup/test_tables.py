@@ -93,3 +93,11 @@ def test_bad_inputs_are_named(graph, tmp_path):
     with tf.Session() as sess:
         with pytest.raises(errors.OpError, match="vocab_size"):
             sess.run(few.initializer)
+
+
+def test_scaffold_default_local_init_op_initializes_tables(graph):
+    out = _table().lookup(tf.constant(["b"]))
+    init = tf.train.Scaffold.default_local_init_op()
+    with tf.Session() as sess:
+        sess.run(init)
+        np.testing.assert_array_equal(sess.run(out), [5])
