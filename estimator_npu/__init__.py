@@ -250,3 +250,4 @@ from estimator_npu.math_ops_extra.sparse_ops import (sparse_add, sparse_concat, 
 from estimator_npu.math_ops_extra.more_math import scalar_mul  # noqa: F401,E402
 from estimator_npu import manip  # noqa: F401,E402
 from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
+from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402

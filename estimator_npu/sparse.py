@@ -13,3 +13,4 @@ from estimator_npu.math_ops_extra.sparse_ops import (  # noqa: F401,E402
     sparse_retain as retain, sparse_slice as slice, sparse_softmax as softmax,
     sparse_tensor_dense_matmul as sparse_dense_matmul, sparse_tensor_dense_matmul as matmul,
     sparse_transpose as transpose)
+from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder as placeholder  # noqa

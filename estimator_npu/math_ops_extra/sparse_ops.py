@@ -415,3 +415,21 @@ OPS.define("SparseDenseMatMulValuesGrad", kernel=simple(lambda ind, dy, b, shape
     dy[np.asarray(ind, np.int64)[:, 0]] * b[np.asarray(ind, np.int64)[:, 1]], axis=1)
     if np.size(ind) else np.zeros(0, dy.dtype)), grad=_values_grad_grad)
 
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A ``SparseTensor`` of three placeholders (indices, values, dense_shape), fed with a
+    ``SparseTensorValue`` (or a tuple of three arrays) under the SparseTensor as the key."""
+    from estimator_npu.engine.ops.core import placeholder
+    name = name or "Placeholder"
+    rank = None
+    if shape is not None:
+        shape = [None if d is None or (isinstance(d, int) and d < 0) else d for d in shape]
+        rank = len(shape)
+    values = placeholder(dtype, [None], name=f"{name}/values")
+    indices = placeholder(_I64, [None, rank], name=f"{name}/indices")
+    if shape is not None and None not in shape:
+        dense_shape = convert_to_tensor(np.array(shape, np.int64), name=f"{name}/shape")
+    else:
+        dense_shape = placeholder(_I64, [rank], name=f"{name}/shape")
+    return SparseTensor(indices, values, dense_shape)
