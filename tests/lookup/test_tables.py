@@ -101,4 +101,3 @@ def test_scaffold_default_local_init_op_initializes_tables(graph):
     with tf.Session() as sess:
         sess.run(init)
         np.testing.assert_array_equal(sess.run(out), [5])
-
