@@ -212,3 +212,72 @@ from estimator_npu.linalg import (cholesky, cholesky_solve, matrix_band_part,  #
 from estimator_npu.linalg import lstsq as matrix_solve_ls  # noqa: F401,E402
 from estimator_npu.linalg import tensor_diag as diag  # noqa: F401,E402
 from estimator_npu.linalg import tensor_diag_part as diag_part  # noqa: F401,E402
+# tf.math / array / segment / scatter ops above the engine (estimator_npu.math_ops_extra).
+from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,  # noqa: E402
+                                                      asin, asinh, atan, atan2, atanh,
+                                                      bincount, cosh, digamma, erf, erfc,
+                                                      expm1, lgamma,
+                                                      logical_xor, polygamma, rint, sinh,
+                                                      tan, truncatediv, truncatemod, zeta)
+from estimator_npu.engine.ops.composites import log_sigmoid  # noqa: F401,E402
+from estimator_npu.engine.ops.math_ops import floordiv as floor_div  # noqa: F401,E402
+from estimator_npu.engine.ops.math_ops import realdiv  # noqa: F401,E402
+from estimator_npu.engine.dtypes import complex128  # noqa: F401,E402
+from estimator_npu.engine.ops.array_ops import reverse as reverse_v2  # noqa: F401,E402
+from estimator_npu.math_ops_extra.array_extra import (argsort, batch_gather,  # noqa: E402
+                                                      histogram_fixed_width,
+                                                      histogram_fixed_width_bins,
+                                                      invert_permutation, lin_space,
+                                                      linspace, meshgrid, repeat, roll,
+                                                      searchsorted, setdiff1d, sort,
+                                                      unravel_index)
+from estimator_npu.math_ops_extra.space_ops import (batch_to_space,  # noqa: F401,E402
+                                                    batch_to_space_nd, depth_to_space,
+                                                    extract_image_patches, space_to_batch,
+                                                    space_to_batch_nd, space_to_depth)
+from estimator_npu.math_ops_extra.tensor_utils import (broadcast_dynamic_shape,  # noqa: E402
+                                                       broadcast_static_shape,
+                                                       clip_by_average_norm, ensure_shape,
+                                                       identity_n,
+                                                       is_tensor, parallel_stack,
+                                                       saturate_cast, shape_n, to_bfloat16,
+                                                       to_complex64, to_complex128,
+                                                       to_double)
+from estimator_npu.math_ops_extra.segments import (segment_max, segment_mean,  # noqa: E402
+                                                   segment_min, segment_prod,
+                                                   sparse_segment_mean, sparse_segment_sqrt_n,
+                                                   sparse_segment_sum, unsorted_segment_max,
+                                                   unsorted_segment_mean, unsorted_segment_min,
+                                                   unsorted_segment_prod,
+                                                   unsorted_segment_sqrt_n)
+from estimator_npu.math_ops_extra.scatters import (scatter_div, scatter_max,  # noqa: E402
+                                                   scatter_min, scatter_mul, scatter_nd_add,
+                                                   scatter_nd_sub, scatter_nd_update,
+                                                   tensor_scatter_add, tensor_scatter_nd_add,
+                                                   tensor_scatter_nd_max,
+                                                   tensor_scatter_nd_min,
+                                                   tensor_scatter_nd_sub,
+                                                   tensor_scatter_nd_update,
+                                                   tensor_scatter_sub, tensor_scatter_update)
+from estimator_npu import lookup  # noqa: F401,E402 - tf.lookup; registers the tables' ops
+from estimator_npu.lookup.tables import initialize_all_tables, tables_initializer  # noqa
+from estimator_npu.math_ops_extra.variable_utils import (assert_variables_initialized,  # noqa
+                                                         count_up_to, hessians, init_scope,
+                                                         is_variable_initialized,
+                                                         make_template,
+                                                         moving_average_variables,
+                                                         no_regularizer,
+                                                         orthogonal_initializer,
+                                                         uniform_unit_scaling_initializer)
+from estimator_npu.math_ops_extra.sparse_ops import (sparse_add, sparse_concat,  # noqa: E402
+                                                     sparse_fill_empty_rows,
+                                                     sparse_reduce_max, sparse_reduce_sum,
+                                                     sparse_reorder, sparse_reshape,
+                                                     sparse_retain, sparse_slice,
+                                                     sparse_softmax,
+                                                     sparse_tensor_dense_matmul,
+                                                     sparse_transpose)
+from estimator_npu.math_ops_extra.more_math import scalar_mul  # noqa: F401,E402
+from estimator_npu import manip  # noqa: F401,E402
+from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
+from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402

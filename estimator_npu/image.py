@@ -26,3 +26,9 @@ from estimator_npu.images.bounding_box import (sample_distorted_bounding_box,  #
 from estimator_npu.images.color import (adjust_hue, adjust_saturation,  # noqa: F401,E402
                                         grayscale_to_rgb, hsv_to_rgb, random_hue,
                                         random_saturation, rgb_to_hsv)
+from estimator_npu.math_ops_extra.space_ops import extract_image_patches  # noqa: F401,E402
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """``tf.image.extract_patches``: ``extract_image_patches`` with TF2's argument names."""
+    return extract_image_patches(images, sizes, strides, rates, padding, name=name)

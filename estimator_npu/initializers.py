@@ -14,3 +14,4 @@ from estimator_npu.engine.init_ops import (he_normal, he_uniform, lecun_normal, 
 from estimator_npu.engine.ops.state_ops import global_variables_initializer as global_variables  # noqa
 from estimator_npu.engine.ops.state_ops import local_variables_initializer as local_variables  # noqa
 from estimator_npu.engine.ops.state_ops import variables_initializer as variables  # noqa: F401
+from estimator_npu.math_ops_extra.variable_utils import Orthogonal as orthogonal  # noqa: F401

@@ -29,3 +29,6 @@ from estimator_npu.sampling.sampled_losses import nce_loss, sampled_softmax_loss
 from estimator_npu.layers.fused_batch_norm import fused_batch_norm  # noqa: F401,E402
 from estimator_npu.partition.embedding import (embedding_lookup,  # noqa: F401,E402
                                                embedding_lookup_sparse)
+from estimator_npu.math_ops_extra.space_ops import (depth_to_space,  # noqa: F401,E402
+                                                    space_to_batch, space_to_depth)
+from estimator_npu.math_ops_extra.more_math import zero_fraction  # noqa: F401,E402

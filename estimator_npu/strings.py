@@ -9,3 +9,5 @@ from estimator_npu.data.string_ops import substr  # noqa: F401
 from estimator_npu.data.string_ops import to_number  # noqa: F401
 from estimator_npu.data.string_ops import upper  # noqa: F401
 from estimator_npu.data.string_ops import as_string  # noqa: F401
+from estimator_npu.lookup.tables import (  # noqa: F401
+    string_to_hash_bucket_fast as to_hash_bucket_fast)

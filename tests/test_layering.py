@@ -8,7 +8,10 @@ Order, lowest first::
     data, train, rnn, losses,      input pipelines; optimizers, checkpoints, summaries; RNN cells;
     layers, images                  tf.losses; tf.layers functions and classes; tf.image transforms
     sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
-    device                          the device loop (iterations_per_loop)
+    math_ops_extra, linalg,         tf.math / array / segment / scatter ops the engine lacks;
+    partition                       tf.linalg; dynamic_partition/stitch, sharded embeddings
+    device, lookup, checks          the device loop (iterations_per_loop); tf.lookup tables;
+                                    tf.Print / tf.Assert / tf.assert_*
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
     npu, mixed_precision            npu_bridge-named facades
@@ -32,6 +35,7 @@ RANKS = {
     "data": 3, "train": 3, "rnn": 3, "losses": 3, "layers": 3, "images": 3, "sampling": 3,
     "clustering": 3,
     "device": 4,
+    "lookup": 4,  # tf.lookup tables: OOV buckets hash with feature_column's Fingerprint64
     "hooks": 5,
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
@@ -39,9 +43,12 @@ RANKS = {
     # Saver), rnn and estimator (model_to_estimator), so it sits next to npu.
     "keras": 7,
     "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
-    "checks": 3,  # tf.Print/tf.print/tf.Assert ops and the tf.assert_* checks over engine ops
     "partition": 3,  # dynamic_partition/stitch ops and sharded embedding lookups over them
     "linalg": 3,  # tf.linalg: batched LAPACK ops with gradients, composites over them
+    "math_ops_extra": 3,  # tf.math / array / segment / scatter ops the engine lacks (op
+                          # families registered like sampling's); the engine is at its budget
+    "checks": 4,  # tf.Print/tf.print/tf.Assert ops and the tf.assert_* checks over engine
+                  # ops; reads static values with math_ops_extra's get_static_value
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).

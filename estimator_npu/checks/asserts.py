@@ -17,40 +17,10 @@ from estimator_npu.engine.graph import Tensor, name_scope
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import check_numerics, convert_to_tensor, no_op
 from estimator_npu.engine.sparse_tensor import SparseTensor
+from estimator_npu.math_ops_extra.tensor_utils import get_static_value
 
 NUMERIC_TYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
                  "int64", "uint8", "uint16", "complex64", "complex128")
-
-
-def get_static_value(tensor):
-    """The value of ``tensor`` when it is known while building (``tf.get_static_value``):
-    constants and what is computed from them by identities, casts, stacks and the shape
-    ops of statically shaped tensors; ``None`` otherwise."""
-    if not isinstance(tensor, Tensor):
-        return np.asarray(tensor) if tensor is not None else None
-    op = tensor.op
-    t = op.type
-    if t == "Const":
-        return np.asarray(op.attrs["value"])
-    if t in ("Identity", "StopGradient") and op.inputs:
-        return get_static_value(op.inputs[0])
-    if t in ("Shape", "Size", "Rank"):
-        shape = op.inputs[0].shape
-        if t == "Rank":
-            return None if shape.ndims is None else np.array(shape.ndims, np.int32)
-        if not shape.is_fully_defined():
-            return None
-        v = shape.as_list() if t == "Shape" else shape.num_elements()
-        return np.array(v, tensor.dtype.np)
-    if t == "Cast":
-        v = get_static_value(op.inputs[0])
-        return None if v is None else v.astype(tensor.dtype.np)
-    if t == "Pack":
-        vs = [get_static_value(i) for i in op.inputs]
-        if any(v is None for v in vs):
-            return None
-        return np.stack(vs, axis=op.attrs.get("axis", 0))
-    return None
 
 
 def _static_text(item):

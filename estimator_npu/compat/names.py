@@ -38,6 +38,7 @@ DOCUMENTED_PATHS = [
     "tensorflow.keras.metrics", "tensorflow.keras.callbacks",
     "tensorflow.keras.initializers", "tensorflow.keras.regularizers",
     "tensorflow.keras.activations", "tensorflow.keras.utils",
+    "tensorflow.math", "tensorflow.lookup", "tensorflow.contrib.lookup",
 ]
 
 # TF1 names real scripts use; the ones estimator_npu lacks are listed as not implemented.

@@ -83,12 +83,13 @@ uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)  # noqa: A001 - TF1 name
 string = DType("string", np.object_)
 complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 # Opaque host objects (a TensorArray's contents). Differentiable: its gradient is another
 # TensorArray value. Never equal to ``string`` although both hold numpy objects.
 variant = DType("variant", np.object_)
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
-        complex64]
+        complex64, complex128]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_NP = {d.np: d for d in _ALL}

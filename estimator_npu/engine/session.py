@@ -301,6 +301,9 @@ class Session:
                 feed_dict, "items"):
             raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
                             f"{type(feed_dict).__name__}")
+        if feed_dict and any(type(k).__name__ == "SparseTensor" for k in feed_dict):
+            feed_dict = {kk: vv for k, v in feed_dict.items() for kk, vv in (  # TF1: 3 feeds
+                zip(k, v) if type(k).__name__ == "SparseTensor" else [(k, v)])}
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)

@@ -89,6 +89,11 @@ class Scaffold:
     def finalized(self):
         return self._finalized
 
+    @staticmethod
+    def default_local_init_op():
+        """TF1's ``Scaffold.default_local_init_op()``: local variables and tables."""
+        return default_local_init_op()
+
     def finalize(self):
         """Creates the missing ops and finalizes the default graph (idempotent)."""
         if self._finalized:
@@ -114,8 +119,10 @@ class Scaffold:
 
 
 def default_local_init_op():
-    """Initializes the local variables (and runs the ``LOCAL_INIT_OP`` extras)."""
-    return group(state_ops.local_variables_initializer(), name="local_init_op")
+    """Initializes the local variables and the lookup tables (``TABLE_INITIALIZERS``), as
+    TF's default ``local_init_op``."""
+    tables = get_default_graph().get_collection(GraphKeys.TABLE_INITIALIZERS)
+    return group(state_ops.local_variables_initializer(), *tables, name="local_init_op")
 
 
 class ChiefSessionCreator:

@@ -144,8 +144,16 @@ def _segment_sum(d, s, n):
     return out
 
 
-OPS.define("UnsortedSegmentSum", kernel=simple(_segment_sum),
-           grad=lambda op, dy: [array_ops.gather(dy, op.inputs[1]), None, None])
+def _segment_sum_grad(op, dy):
+    # dy[ids], and zeros for the dropped (negative) ids: they read an appended zero row.
+    from estimator_npu.engine.ops.math_ops import cast
+    ids, n = op.inputs[1], cast(op.inputs[2], op.inputs[1].dtype)
+    ext = array_ops.concat([dy, array_ops.zeros_like(dy[:1])], 0)
+    rows = array_ops.where(ids >= 0, ids, array_ops.fill(array_ops.shape(ids), n))
+    return [array_ops.gather(ext, rows), None, None]
+
+
+OPS.define("UnsortedSegmentSum", kernel=simple(_segment_sum), grad=_segment_sum_grad)
 
 
 def segment_sum(data, segment_ids, name=None):
