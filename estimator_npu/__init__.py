@@ -181,3 +181,9 @@ from estimator_npu.compat.missing import module_getattr as _module_getattr  # no
 __getattr__ = _module_getattr(__name__)
 from estimator_npu import feature_column  # noqa: F401,E402
 from estimator_npu import initializers  # noqa: F401,E402
+# TF1 queue-based input (estimator_npu.queues): queues, readers, tf.queue, tf.count_up_to
+from estimator_npu import queue  # noqa: F401,E402
+from estimator_npu.queues import (FIFOQueue, FixedLengthRecordReader,  # noqa: F401,E402
+                                  IdentityReader, PaddingFIFOQueue, QueueBase,
+                                  RandomShuffleQueue, ReaderBase, TextLineReader,
+                                  TFRecordReader, WholeFileReader, count_up_to)

@@ -8,7 +8,7 @@ Order, lowest first::
     data, train, rnn, losses,      input pipelines; optimizers, checkpoints, summaries; RNN cells;
     layers, images                  tf.losses; tf.layers functions and classes; tf.image transforms
     sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
-    device                          the device loop (iterations_per_loop)
+    device, queues                  the device loop (iterations_per_loop); TF1 queue input
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
     npu, mixed_precision            npu_bridge-named facades
@@ -36,6 +36,7 @@ RANKS = {
     "estimator": 6,
     "npu": 7, "mixed_precision": 7,
     "feature_column": 3,  # tf.feature_column: columns build graph ops and variables only
+    "queues": 4,  # TF1 queue input: queue/reader ops over data's record code, summaries of train
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).
@@ -51,6 +52,8 @@ ALLOWED = {
     ("train", "hooks"): "tf.train.SessionRunHook & co. are TF1 export paths; train/__init__ "
                         "re-exports them lazily (PEP 562 __getattr__), no train module uses them",
     ("train", "estimator"): "tf.train export paths, re-exported lazily as above",
+    ("train", "queues"): "tf.train.QueueRunner / batch / *_input_producer are TF1 export "
+                         "paths; train/__init__ re-exports them lazily as the hook names",
     ("engine", "layers"): "estimator_npu.engine.layers, the old path of the tf.layers "
                           "functions, kept as a lazy alias (PEP 562) after they moved up",
     ("utils", "errors"): "utils.gfile raises TF's file-system errors (NotFoundError, ...) as "

@@ -32,18 +32,21 @@ class Coordinator:
     def request_stop(self, ex=None):
         """Requests a stop; ``ex`` (an exception or ``sys.exc_info()`` triple) is re-raised
         by ``join`` unless it is a clean-stop type."""
+        exc = ex[1] if isinstance(ex, tuple) else ex
+        if exc is not None and isinstance(exc, self._clean_stop_exception_types):
+            exc = None
+        if exc is not None and not isinstance(exc, BaseException):
+            raise ValueError(f"ex must be an exception or sys.exc_info(), got {ex!r}")
         with self._lock:
-            if ex is not None and self._exc_info_to_raise is None and not self._joined:
-                if isinstance(ex, tuple):
-                    exc = ex[1]
-                else:
-                    exc = ex
-                if not isinstance(exc, self._clean_stop_exception_types):
-                    if not isinstance(exc, BaseException):
-                        raise ValueError(f"ex must be an exception or sys.exc_info(), got "
-                                         f"{ex!r}")
+            if self._joined and exc is not None:
+                # as TF: after join nobody would see it, so it is raised here
+                raise exc
+            # as TF, only an exception that causes the stop is kept: those raised by
+            # threads that end because of the stop (a cancelled enqueue) are not
+            if not self._stop_event.is_set():
+                if exc is not None and self._exc_info_to_raise is None:
                     self._exc_info_to_raise = (type(exc), exc, exc.__traceback__)
-            self._stop_event.set()
+                self._stop_event.set()
 
     def clear_stop(self):
         with self._lock:
