@@ -161,3 +161,20 @@ def test_supervisor_managed_session_runs_the_queue_runners(tmp_path):
             steps += 1
     assert steps == 4
     assert os.path.exists(str(tmp_path / "checkpoint"))
+
+
+def test_moving_average_of_a_dequeued_loss_does_not_dequeue_at_init(tmp_path):
+    # the CIFAR-10 tutorial averages its losses: the average of a tensor starts at zeros
+    # (as TF), so the initializer must not wait for input no queue runner fills yet
+    global_step, train = _train_graph()
+    batch = tf.get_default_graph().get_tensor_by_name("batch:0")
+    loss = tf.reduce_mean(batch)
+    ema = tf.train.ExponentialMovingAverage(0.9)
+    with tf.control_dependencies([train]):
+        train = ema.apply([loss])
+    assert tf.get_collection(tf.GraphKeys.MOVING_AVERAGE_VARIABLES) == []
+    with tf.train.MonitoredTrainingSession(save_summaries_steps=None,
+                                           log_step_count_steps=None) as sess:
+        sess.run(train)
+        first = sess.run(ema.average(loss))
+    assert first == pytest.approx(0.1 * 3.5)   # zeros + 0.1 * (mean of rows 0..3: 0..7)
