@@ -186,4 +186,5 @@ from estimator_npu import queue  # noqa: F401,E402
 from estimator_npu.queues import (FIFOQueue, FixedLengthRecordReader,  # noqa: F401,E402
                                   IdentityReader, PaddingFIFOQueue, QueueBase,
                                   RandomShuffleQueue, ReaderBase, TextLineReader,
-                                  TFRecordReader, WholeFileReader, count_up_to)
+                                  TFRecordReader, WholeFileReader, count_up_to,
+                                  matching_files)

@@ -25,7 +25,8 @@ from estimator_npu.queues.readers import (FixedLengthRecordReader,  # noqa: F401
                                           IdentityReader, ReaderBase, TextLineReader,
                                           TFRecordReader, WholeFileReader)
 from estimator_npu.queues.input_producers import (count_up_to, input_producer,  # noqa: F401
-                                                  limit_epochs, range_input_producer,
+                                                  limit_epochs, match_filenames_once,
+                                                  matching_files, range_input_producer,
                                                   slice_input_producer,
                                                   string_input_producer)
 

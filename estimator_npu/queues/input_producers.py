@@ -9,7 +9,10 @@ As in TF, the epoch count is a local variable (``<scope>/limit_epochs/epochs``):
 ``tf.local_variables_initializer()`` before starting the queue runners. Each producer
 adds a ``fraction_of_<capacity>_full`` scalar summary.
 """
+import glob
 import threading
+
+import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine import dtypes
@@ -63,6 +66,36 @@ def count_up_to(ref, limit, name=None):
                         f"({vop.name})")
     return make_op("CountUpTo", [], [(vt.dtype, vt.shape)], {"var": vop, "limit": int(limit)},
                    name=name or "CountUpTo").outputs[0]
+
+
+def _matching_files_kernel(op, ctx):
+    def matching_files(pattern):
+        patterns = [p.decode() if isinstance(p, bytes) else str(p)
+                    for p in np.asarray(pattern, dtype=object).reshape(-1)]
+        found = sorted({f for p in patterns for f in glob.glob(p)})
+        return np.array([f.encode() for f in found], dtype=object)
+    return matching_files
+
+
+OPS.define("MatchingFiles", kernel=_matching_files_kernel, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
+
+
+def matching_files(pattern, name=None):
+    """The sorted names of the files matching the glob ``pattern`` (a string or a vector of
+    them), as a 1-D string tensor (``tf.matching_files``)."""
+    p = convert_to_tensor(pattern, dtype=dtypes.string)
+    return make_op("MatchingFiles", [p], [(dtypes.string, TensorShape([None]))],
+                   name=name or "MatchingFiles").outputs[0]
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the files matching ``pattern`` when the local variables are
+    initialized (run ``tf.local_variables_initializer()``)."""
+    g = get_default_graph()
+    with g.name_scope(name or "matching_filenames") as scope:
+        return Variable(matching_files(pattern), name=scope, trainable=False,
+                        validate_shape=False, collections=[GraphKeys.LOCAL_VARIABLES])
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -157,5 +190,5 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
         return [gather(t, index) for t in tensors]
 
 
-__all__ = ["count_up_to", "limit_epochs", "input_producer", "string_input_producer",
+__all__ = ["count_up_to", "matching_files", "match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
            "range_input_producer", "slice_input_producer"]

@@ -60,6 +60,7 @@ _QUEUE_NAMES = frozenset([
     "batch_join", "maybe_batch", "maybe_batch_join", "shuffle_batch", "shuffle_batch_join",
     "maybe_shuffle_batch", "maybe_shuffle_batch_join", "input_producer",
     "string_input_producer", "range_input_producer", "slice_input_producer", "limit_epochs",
+    "match_filenames_once",
 ])
 
 __all__ = sorted(n for n in dir() if not n.startswith("_"))

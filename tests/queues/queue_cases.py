@@ -286,6 +286,24 @@ def readers(tf, workdir):
     return _relative(out, workdir)
 
 
+@case
+def match_filenames_once_feeds_a_reader(tf, workdir):
+    p = _write_files(workdir)
+    pattern = os.path.join(workdir, "t*.txt")
+    files = tf.train.match_filenames_once(pattern)
+    queue = tf.train.string_input_producer(files, shuffle=False, num_epochs=1)
+    key, value = tf.TextLineReader(skip_header_lines=1).read(queue)
+    matched = tf.matching_files([os.path.join(workdir, "*.bin"), p["t2.txt"]])
+    out = {"variable": files.name, "shape": _shape(files),
+           "locals": [v.name for v in tf.local_variables()]}
+    sess, coord, threads = _session(tf)
+    out["files"] = _plain(sess.run(files))
+    out["matched"] = _plain(sess.run(matched))
+    out["values"], out["error"] = _drain(tf, sess, [key, value])
+    _finish(sess, coord, threads)
+    return _relative(out, workdir)
+
+
 def run_case(tf, name, workdir):
     with tf.Graph().as_default():
         return CASES[name](tf, workdir)
