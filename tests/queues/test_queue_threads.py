@@ -181,3 +181,33 @@ def test_queue_aliases_and_properties():
     assert q.queue_ref.op.type == "FIFOQueueV2"
     with pytest.raises(ValueError, match="do not match"):
         q.enqueue({"n": 1})
+
+
+def test_num_threads_run_one_enqueue_plan_concurrently_without_mixing_values():
+    # four threads run the same enqueue op (the same compiled plan) at once: each element's
+    # computed value must still belong to its own row (kernels with reused work buffers)
+    n = 120
+    images = np.random.RandomState(0).rand(n, 6, 6, 2).astype(np.float32)
+    index, image = tf.train.slice_input_producer(
+        [tf.constant(np.arange(n, dtype=np.int32)), tf.constant(images)], num_epochs=1,
+        shuffle=True, seed=2)
+    pooled = tf.nn.max_pool(tf.expand_dims(image, 0), [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    feature = tf.reduce_sum(pooled * 3.0 + 1.0)
+    idx, feat = tf.train.batch([index, feature], batch_size=7, num_threads=4,
+                               allow_smaller_final_batch=True)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        got = {}
+        try:
+            while True:
+                i, f = sess.run([idx, feat])
+                got.update(zip(i.tolist(), f.tolist()))
+        except tf.errors.OutOfRangeError:
+            pass
+        coord.request_stop()
+        coord.join(threads)
+    assert sorted(got) == list(range(n))
+    want = (images.reshape(n, 3, 2, 3, 2, 2).max(axis=(2, 4)) * 3.0 + 1.0).sum(axis=(1, 2, 3))
+    np.testing.assert_allclose([got[i] for i in range(n)], want, rtol=1e-5)
