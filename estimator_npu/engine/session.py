@@ -379,7 +379,10 @@ class Session:
             names = ", ".join(getattr(t, "name", "?") for t in targets)
             print(f"# ---- plan for fetches [{names}]", file=EXPLAIN_TO)
             print(_plan.explain(self, plan), file=EXPLAIN_TO)
-        plan.governor = governor.for_plan()
+        # a plan that may wait for input (a queue's dequeue) is not timed: its waits
+        # would read as slowness and steer the thread setting (``queues`` marks them)
+        waits = any(op.attrs.get("waits_for_input") for op in plan.ops)
+        plan.governor = None if waits else governor.for_plan()
         return plan, convs, pack
 
     def explain(self, fetches, feed_dict=None, file=None):

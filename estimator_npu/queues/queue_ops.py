@@ -13,7 +13,8 @@ queue contents. Op names and static shapes follow TF1::
     sess.run(q.close()); sess.run(x)       # OutOfRangeError: closed, 1 element left
 
 Dequeue ops are ``input_source`` ops: in a training plan they run before any update, so a
-closed, exhausted queue ends the step before it changes a variable.
+closed, exhausted queue ends the step before it changes a variable. They carry the attr
+``waits_for_input``: the session does not time (govern the BLAS threads of) plans that wait.
 """
 import itertools
 
@@ -236,7 +237,7 @@ class QueueBase:
         """One element (a tensor, a list of tensors, or a dict when the queue has names)."""
         op = make_op("QueueDequeueV2", [self._queue_ref],
                      list(zip(self._dtypes, self._shapes)),
-                     {"component_types": self._dtypes},
+                     {"component_types": self._dtypes, "waits_for_input": True},
                      name=name or f"{self._name}_Dequeue")
         return self._dequeue_return(op.outputs)
 
@@ -244,7 +245,8 @@ class QueueBase:
         n_t = convert_to_tensor(n, dtype=dtypes_lib.int32, name="n")
         op = make_op(op_type, [self._queue_ref, n_t],
                      list(zip(self._dtypes, self._batch_shapes(static_n))),
-                     {"component_types": self._dtypes}, name=name or default)
+                     {"component_types": self._dtypes, "waits_for_input": True},
+                     name=name or default)
         return self._dequeue_return(op.outputs)
 
     def dequeue_many(self, n, name=None):

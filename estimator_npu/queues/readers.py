@@ -192,14 +192,15 @@ class ReaderBase:
     def read(self, queue, name=None):
         """``(key, value)``: the next record, taking a new file from ``queue`` as needed."""
         op = make_op("ReaderReadV2", [self._reader_ref, _queue_ref(queue)],
-                     [(dtypes.string, TensorShape([]))] * 2, name=name or "ReaderReadV2")
+                     [(dtypes.string, TensorShape([]))] * 2, {"waits_for_input": True},
+                     name=name or "ReaderReadV2")
         return ReaderReadV2(*op.outputs)
 
     def read_up_to(self, queue, num_records, name=None):
         """``(keys, values)``: up to ``num_records`` records of the current file."""
         n = convert_to_tensor(num_records, dtype=dtypes.int64)
         op = make_op("ReaderReadUpToV2", [self._reader_ref, _queue_ref(queue), n],
-                     [(dtypes.string, TensorShape([None]))] * 2,
+                     [(dtypes.string, TensorShape([None]))] * 2, {"waits_for_input": True},
                      name=name or "ReaderReadUpToV2")
         return ReaderReadUpToV2(*op.outputs)
 

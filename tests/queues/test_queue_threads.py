@@ -211,3 +211,20 @@ def test_num_threads_run_one_enqueue_plan_concurrently_without_mixing_values():
     assert sorted(got) == list(range(n))
     want = (images.reshape(n, 3, 2, 3, 2, 2).max(axis=(2, 4)) * 3.0 + 1.0).sum(axis=(1, 2, 3))
     np.testing.assert_allclose([got[i] for i in range(n)], want, rtol=1e-5)
+
+
+def test_plans_that_wait_for_a_queue_are_not_timed_by_the_thread_governor():
+    from estimator_npu.utils import blas_governor
+    q = tf.FIFOQueue(4, [tf.float32], shapes=[[2, 2]])
+    enq = q.enqueue([np.eye(2, dtype=np.float32)])
+    waits = tf.matmul(q.dequeue(), tf.ones([2, 2]))
+    plain = tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]))
+    with tf.Session() as sess:
+        sess.run(enq)
+        sess.run([waits, plain])
+        sess.run(plain)
+        plans = {tuple(t.name for t in p.ops if t.type == "QueueDequeueV2"): p
+                 for p, _, _ in [v for v in sess._plans.values() if isinstance(v, tuple)]}
+    assert plans[("fifo_queue_Dequeue",)].governor is None
+    if blas_governor.enabled():
+        assert plans[()].governor is not None
