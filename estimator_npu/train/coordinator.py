@@ -107,5 +107,59 @@ class Coordinator:
                 exc_info = self._exc_info_to_raise
                 raise exc_info[1].with_traceback(exc_info[2])
 
+    def loop(self, timer_interval_secs, target, args=None, kwargs=None):
+        """Starts a ``LooperThread`` calling ``target`` every ``timer_interval_secs`` until
+        the stop; returns it."""
+        return LooperThread.loop(self, timer_interval_secs, target, args, kwargs)
 
-__all__ = ["Coordinator"]
+
+class LooperThread(threading.Thread):
+    """A daemon thread calling ``target(*args, **kwargs)`` (or ``run_loop``) every
+    ``timer_interval_secs`` (``None``: back to back) until the coordinator stops; an
+    exception it raises stops the coordinator (``join`` re-raises it)."""
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError(f"'coord' argument must be a Coordinator: {coord!r}")
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._target = target
+        self._args = tuple(args or ())
+        self._kwargs = dict(kwargs or {})
+        coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
+                              kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self):
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                next_time = time.time()
+                while not self._coord.wait_for_stop(max(0.0, next_time - time.time())):
+                    next_time += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self):
+        """Called once before the loop (override)."""
+
+    def stop_loop(self):
+        """Called once after the loop (override)."""
+
+    def run_loop(self):
+        """One iteration: calls the target (override, or give ``target``)."""
+        if self._target is not None:
+            self._target(*self._args, **self._kwargs)
+
+
+__all__ = ["Coordinator", "LooperThread"]

@@ -238,8 +238,9 @@ class Supervisor:
                 w.close()
 
     def loop(self, timer_interval_secs, target, args=None, kwargs=None):
-        raise NotImplementedError("Supervisor.loop (background timers) is not supported; "
-                                  "call the function from the training loop instead.")
+        """Starts a ``LooperThread`` under the supervisor's coordinator calling ``target``
+        every ``timer_interval_secs``; ``stop`` joins it."""
+        return self._coord.loop(timer_interval_secs, target, args, kwargs)
 
 
 __all__ = ["Supervisor"]

@@ -178,3 +178,34 @@ def test_moving_average_of_a_dequeued_loss_does_not_dequeue_at_init(tmp_path):
         sess.run(train)
         first = sess.run(ema.average(loss))
     assert first == pytest.approx(0.1 * 3.5)   # zeros + 0.1 * (mean of rows 0..3: 0..7)
+
+
+def test_looper_threads_run_until_the_stop_and_report_their_failure():
+    coord = tf.train.Coordinator()
+    calls = []
+    looper = coord.loop(0.01, calls.append, args=(1,))
+    assert isinstance(looper, tf.train.LooperThread) and looper.daemon
+    while len(calls) < 3:
+        coord.wait_for_stop(0.01)
+    coord.request_stop()
+    coord.join()   # the looper was registered
+    assert not looper.is_alive()
+    coord2 = tf.train.Coordinator()
+
+    def fail():
+        raise ValueError("looper failed")
+    tf.train.LooperThread.loop(coord2, None, fail)
+    coord2.wait_for_stop(5)
+    with pytest.raises(ValueError, match="looper failed"):
+        coord2.join()
+
+
+def test_supervisor_loop_runs_under_its_coordinator(tmp_path):
+    tf.train.get_or_create_global_step()
+    sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=0)
+    calls = []
+    with sv.managed_session():
+        sv.loop(0.01, lambda: calls.append(1))
+        while not calls:
+            sv.coord.wait_for_stop(0.01)
+    assert calls
