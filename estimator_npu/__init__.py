@@ -262,7 +262,7 @@ from estimator_npu.math_ops_extra.scatters import (scatter_div, scatter_max,  # 
 from estimator_npu import lookup  # noqa: F401,E402 - tf.lookup; registers the tables' ops
 from estimator_npu.lookup.tables import initialize_all_tables, tables_initializer  # noqa
 from estimator_npu.math_ops_extra.variable_utils import (assert_variables_initialized,  # noqa
-                                                         count_up_to, hessians, init_scope,
+                                                         hessians, init_scope,
                                                          is_variable_initialized,
                                                          make_template,
                                                          moving_average_variables,
@@ -281,3 +281,10 @@ from estimator_npu.math_ops_extra.more_math import scalar_mul  # noqa: F401,E402
 from estimator_npu import manip  # noqa: F401,E402
 from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
 from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402
+# TF1 queue-based input (estimator_npu.queues): queues, readers, tf.queue, tf.count_up_to
+from estimator_npu import queue  # noqa: F401,E402
+from estimator_npu.queues import (FIFOQueue, FixedLengthRecordReader,  # noqa: F401,E402
+                                  IdentityReader, PaddingFIFOQueue, QueueBase,
+                                  RandomShuffleQueue, ReaderBase, TextLineReader,
+                                  TFRecordReader, WholeFileReader, count_up_to,
+                                  matching_files)

@@ -10,8 +10,8 @@ Order, lowest first::
     sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
     math_ops_extra, linalg,         tf.math / array / segment / scatter ops the engine lacks;
     partition                       tf.linalg; dynamic_partition/stitch, sharded embeddings
-    device, lookup, checks          the device loop (iterations_per_loop); tf.lookup tables;
-                                    tf.Print / tf.Assert / tf.assert_*
+    device, lookup, checks,         the device loop (iterations_per_loop); tf.lookup tables;
+    queues                          tf.Print / tf.Assert / tf.assert_*; TF1 queue input
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
     npu, mixed_precision            npu_bridge-named facades
@@ -49,6 +49,7 @@ RANKS = {
                           # families registered like sampling's); the engine is at its budget
     "checks": 4,  # tf.Print/tf.print/tf.Assert ops and the tf.assert_* checks over engine
                   # ops; reads static values with math_ops_extra's get_static_value
+    "queues": 4,  # TF1 queue input: queue/reader ops over data's record code, summaries of train
 }
 FACADE_RANK = 8  # top-level modules: __init__, nn, layers, summary, metrics, cli, ...
 # Subpackages that are facades like the top-level modules (same rank, may import them).
@@ -63,6 +64,8 @@ ALLOWED = {
     ("train", "hooks"): "tf.train.SessionRunHook & co. are TF1 export paths; train/__init__ "
                         "re-exports them lazily (PEP 562 __getattr__), no train module uses them",
     ("train", "estimator"): "tf.train export paths, re-exported lazily as above",
+    ("train", "queues"): "tf.train.QueueRunner / batch / *_input_producer are TF1 export "
+                         "paths; train/__init__ re-exports them lazily as the hook names",
     ("engine", "layers"): "estimator_npu.engine.layers, the old path of the tf.layers "
                           "functions, kept as a lazy alias (PEP 562) after they moved up",
     ("keras", "compat"): "tf.keras's 'does not implement tf.keras.X (yet)' error "

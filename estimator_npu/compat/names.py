@@ -39,6 +39,7 @@ DOCUMENTED_PATHS = [
     "tensorflow.keras.initializers", "tensorflow.keras.regularizers",
     "tensorflow.keras.activations", "tensorflow.keras.utils",
     "tensorflow.math", "tensorflow.lookup", "tensorflow.contrib.lookup",
+    "tensorflow.queue", "tensorflow.train.queue_runner",
 ]
 
 # TF1 names real scripts use; the ones estimator_npu lacks are listed as not implemented.
@@ -55,6 +56,10 @@ COMMON_TF1_NAMES = [
     "tf.estimator.export", "tf.saved_model", "tf.contrib.layers", "tf.contrib.slim",
     "tf.contrib.rnn", "tf.contrib.learn.Estimator", "tf.contrib.factorization", "tf.contrib.summary", "tf.python_io",
     "tf.OptimizerOptions", "npu_bridge.estimator.npu.npu_dynamic_rnn.DynamicRNN",
+    "tf.FIFOQueue", "tf.RandomShuffleQueue", "tf.train.shuffle_batch", "tf.train.batch",
+    "tf.train.string_input_producer", "tf.train.slice_input_producer",
+    "tf.train.start_queue_runners", "tf.train.QueueRunner", "tf.TFRecordReader",
+    "tf.TextLineReader", "tf.FixedLengthRecordReader", "tf.WholeFileReader",
 ]
 
 

@@ -190,14 +190,8 @@ class TextLineNode(_FileNode):
     what = "TextLineDataset"
 
     def read(self, path):
-        rest = b""
-        for chunk in tfrecord._chunks(path, self._compression, self._buffer):
-            lines = (rest + chunk).split(b"\n")
-            rest = lines.pop()
-            for line in lines:
-                yield (scalar_string(line[:-1] if line.endswith(b"\r") else line),)
-        if rest:
-            yield (scalar_string(rest[:-1] if rest.endswith(b"\r") else rest),)
+        for line in text_lines(path, self._compression, self._buffer):
+            yield (scalar_string(line),)
 
 
 class FixedLengthRecordNode(_FileNode):
@@ -213,16 +207,41 @@ class FixedLengthRecordNode(_FileNode):
         self._footer = validation.check_non_negative_int("footer_bytes", footer_bytes or 0)
 
     def read(self, path):
-        data = b"".join(tfrecord._chunks(path, self._compression, self._buffer))
-        body = data[self._header:len(data) - self._footer]
-        n = self._record
-        if len(body) % n:
-            raise errors.DataLossError(
-                None, None, f"{path}: the {len(body)} bytes between header and footer are "
-                f"not a whole number of {n}-byte records (excess {len(body) % n} bytes at "
-                f"byte offset {self._header + len(body) - len(body) % n})")
-        for i in range(0, len(body), n):
-            yield (scalar_string(body[i:i + n]),)
+        for rec in fixed_length_records(path, self._record, self._header, self._footer,
+                                        self._compression, self._buffer):
+            yield (scalar_string(rec),)
+
+
+def text_lines(path, compression="", buffer_size=None):
+    """The lines of one text file as bytes, without their line ending (``\\n`` or
+    ``\\r\\n``); also what ``tf.TextLineReader`` reads."""
+    rest = b""
+    for chunk in tfrecord._chunks(path, compression, buffer_size):
+        lines = (rest + chunk).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line[:-1] if line.endswith(b"\r") else line
+    if rest:
+        yield rest[:-1] if rest.endswith(b"\r") else rest
+
+
+def fixed_length_records(path, record_bytes, header_bytes=0, footer_bytes=0, compression="",
+                         buffer_size=None, hop_bytes=None, strict=True):
+    """The ``record_bytes``-long records of one file between its header and footer, one
+    every ``hop_bytes`` (default: back to back). ``strict``: bytes left over after the last
+    whole record are a ``DataLossError`` (``FixedLengthRecordDataset``); otherwise they are
+    skipped, as ``tf.FixedLengthRecordReader`` does."""
+    data = b"".join(tfrecord._chunks(path, compression, buffer_size))
+    body = data[header_bytes:len(data) - footer_bytes]
+    n = record_bytes
+    hop = hop_bytes or n
+    if strict and len(body) % n:
+        raise errors.DataLossError(
+            None, None, f"{path}: the {len(body)} bytes between header and footer are "
+            f"not a whole number of {n}-byte records (excess {len(body) % n} bytes at "
+            f"byte offset {header_bytes + len(body) - len(body) % n})")
+    for i in range(0, len(body) - n + 1, hop):
+        yield body[i:i + n]
 
 
 class IgnoreErrorsNode(Node):

@@ -218,6 +218,7 @@ class Session:
         self._stores = {}
         self._rngs = {}
         self._resources = {}
+        self._resource_lock = threading.RLock()
         self._plans = {}
         self._closed = False
         self._context = None
@@ -234,8 +235,8 @@ class Session:
     def store(self, var_op):
         """The ``VarStore`` holding the value of variable op ``var_op`` in this session."""
         s = self._stores.get(var_op)
-        if s is None:
-            s = self._stores[var_op] = VarStore(var_op)
+        if s is None:  # setdefault: threads compiling plans at once get the same store
+            s = self._stores.setdefault(var_op, VarStore(var_op))
         return s
 
     def rng(self, op):
@@ -243,14 +244,17 @@ class Session:
         r = self._rngs.get(op)
         if r is None:
             seed = op.attrs.get("seed2")
-            r = self._rngs[op] = np.random.default_rng(seed)
+            r = self._rngs.setdefault(op, np.random.default_rng(seed))
         return r
 
     def resource(self, key, factory):
         """A per-session resource (iterator state, ...) created on first use."""
         r = self._resources.get(key)
         if r is None:
-            r = self._resources[key] = factory()
+            with self._resource_lock:  # one resource per key, whichever thread asks first
+                r = self._resources.get(key)
+                if r is None:
+                    r = self._resources[key] = factory()
         return r
 
     def resources_of(self, kind):
@@ -378,7 +382,10 @@ class Session:
             names = ", ".join(getattr(t, "name", "?") for t in targets)
             print(f"# ---- plan for fetches [{names}]", file=EXPLAIN_TO)
             print(_plan.explain(self, plan), file=EXPLAIN_TO)
-        plan.governor = governor.for_plan()
+        # a plan that may wait for input (a queue's dequeue) is not timed: its waits
+        # would read as slowness and steer the thread setting (``queues`` marks them)
+        waits = any(op.attrs.get("waits_for_input") for op in plan.ops)
+        plan.governor = None if waits else governor.for_plan()
         return plan, convs, pack
 
     def explain(self, fetches, feed_dict=None, file=None):
@@ -407,7 +414,7 @@ class Session:
 
     def close(self):
         self._closed = True
-        for r in self._resources.values():
+        for r in list(self._resources.values()):  # queues wake their blocked threads
             close = getattr(r, "close", None)
             if close is not None:
                 close()

@@ -26,6 +26,7 @@ from estimator_npu.hooks.session_run_hook import (SessionRunArgs, SessionRunCont
                                                   SessionRunHook, SessionRunValues,
                                                   StepAccount, as_step_tensor)
 from estimator_npu.hooks.timer import SecondOrStepTimer
+from estimator_npu.queues.queue_runner import start_queue_runners
 from estimator_npu.train import model_dir_lock, recovery
 from estimator_npu.train.coordinator import Coordinator
 from estimator_npu.utils import logging, nest, validation
@@ -160,10 +161,14 @@ class MonitoredSession:
         self.current_global_step = None
         self._step_tensor = as_step_tensor(self._graph)
         self._step_store = None
+        self._stop_grace_period_secs = stop_grace_period_secs
         try:
             for hook in self._hooks:
                 hook.begin()
             self._sess = self._creator.create_session()
+            # as TF: the graph's queue runners start (daemon threads, this coordinator)
+            # before the hooks see the session
+            start_queue_runners(self._sess, self._coord)
             if self._step_tensor is not None:
                 self.current_global_step = int(self._sess.run(self._step_tensor))
                 self._step_store = _variable_store(self._sess, self._step_tensor)
@@ -194,8 +199,13 @@ class MonitoredSession:
         return list(self._hooks)
 
     def should_stop(self):
-        """True once a hook requested a stop, the input ended, or the session closed."""
-        return self._sess is None or self._coord.should_stop()
+        """True once a hook requested a stop, the input ended, or the session closed.
+
+        Raises the exception a queue-runner thread reported, if any (as TF does)."""
+        if self._sess is None:
+            return True
+        self._coord.raise_requested_exception()
+        return self._coord.should_stop()
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs ``fetches`` with the hooks; returns their values (same structure).
@@ -226,7 +236,12 @@ class MonitoredSession:
             values, steps_run = self.runner(sess, plan.flat, feeds, options,
                                             context.iterations_per_loop)
         except (errors.OutOfRangeError, StopIteration):
+            # a queue closed because a queue-runner thread failed: that failure is the error
+            self._coord.raise_requested_exception()
             self._coord.request_stop()
+            raise
+        except Exception:
+            self._coord.raise_requested_exception()
             raise
         step = None
         if self._step_store is not None:
@@ -267,12 +282,27 @@ class MonitoredSession:
                         first = first or e
         finally:
             if self._sess is not None:
-                self._sess.close()
-                self._sess = None
+                try:
+                    first = self._stop_threads(error) or first
+                finally:
+                    self._sess.close()
+                    self._sess = None
             for callback in self._on_close:
                 callback(error)
         if first is not None and error is None:
             raise first
+
+    def _stop_threads(self, error):
+        """Stops and joins the queue-runner threads; returns the exception one of them
+        reported (``None`` if none did, or when the session closes because of ``error``)."""
+        self._coord.request_stop()
+        try:
+            self._coord.join(stop_grace_period_secs=self._stop_grace_period_secs,
+                             ignore_live_threads=True)
+        except Exception as e:  # noqa: BLE001 - raised by close unless already failing
+            if error is None and not isinstance(e, errors.OutOfRangeError):
+                return e
+        return None
 
     def __enter__(self):
         return self

@@ -1,7 +1,7 @@
 """TF1 ops above the engine's core: special and less common elementwise math, the array
 ops of ``tf.*`` / ``tf.math`` / ``tf.image`` the engine lacks (sort, roll, space_to_depth,
 extract_image_patches, ...), segment reductions, tensor / variable scatters, ``tf.sparse_*``
-and TF1's variable utilities (``make_template``, ``count_up_to``, the orthogonal
+and TF1's variable utilities (``make_template``, the orthogonal
 initializer, ...). The facades (``estimator_npu``, ``math``, ``nn``, ``image``, ``sparse``)
 re-export them."""
 

@@ -240,40 +240,10 @@ def _assert_initialized_kernel(op, ctx):
     return check
 
 
-def count_up_to(ref, limit, name=None):
-    """Increments integer variable ``ref`` and returns its value before; once it has reached
-    ``limit`` it raises ``OutOfRangeError`` instead."""
-    vop = state_ops.variable_op(ref)
-    vt = vop.outputs[0]
-    if vt.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"count_up_to: {vop.name} must be int32 or int64, got "
-                        f"{vt.dtype.name}")
-    return make_op("CountUpTo", [], [(vt.dtype, vt.shape)], {"var": vop, "limit": int(limit)},
-                   name=name or "CountUpTo").outputs[0]
-
-
-def _count_up_to_kernel(op, ctx):
-    store = ctx.store(op.attrs["var"])
-    limit = op.attrs["limit"]
-
-    def run():
-        a = store.value
-        if a is None:
-            raise errors.FailedPreconditionError(
-                None, op, f"Attempting to use uninitialized value {op.attrs['var'].name}")
-        old = np.array(a, copy=True)
-        if old >= limit:
-            raise errors.OutOfRangeError(None, op, f"Reached limit of {limit}")
-        a[...] = old + 1
-        return old
-    return run
-
-
 OPS.define("IsVariableInitialized", kernel=_is_initialized_kernel, grad=NOT_DIFFERENTIABLE,
            stateful=True)
 OPS.define("AssertVariablesInitialized", kernel=_assert_initialized_kernel,
            grad=NOT_DIFFERENTIABLE, stateful=True)
-OPS.define("CountUpTo", kernel=_count_up_to_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 # ------------------------------------------------------------------ hessians

@@ -17,7 +17,7 @@ from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState
                                                update_checkpoint_state)
 from estimator_npu.train.checkpoint_utils import init_from_checkpoint  # noqa: F401
 from estimator_npu.train.cluster_spec import ClusterSpec  # noqa: F401
-from estimator_npu.train.coordinator import Coordinator  # noqa: F401
+from estimator_npu.train.coordinator import Coordinator, LooperThread  # noqa: F401
 from estimator_npu.core.example.example_pb2 import Example, SequenceExample  # noqa: F401
 from estimator_npu.core.example.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa
                                                     FeatureLists, Features, FloatList,
@@ -54,6 +54,16 @@ _HOOK_NAMES = frozenset([
     "ChiefSessionCreator", "WorkerSessionCreator",
 ])
 
+# TF1 ``tf.train`` names of queue-based input, defined by ``estimator_npu.queues`` (a layer
+# above this one), resolved on first access like the hook names.
+_QUEUE_NAMES = frozenset([
+    "QueueRunner", "add_queue_runner", "start_queue_runners", "queue_runner", "batch",
+    "batch_join", "maybe_batch", "maybe_batch_join", "shuffle_batch", "shuffle_batch_join",
+    "maybe_shuffle_batch", "maybe_shuffle_batch_join", "input_producer",
+    "string_input_producer", "range_input_producer", "slice_input_producer", "limit_epochs",
+    "match_filenames_once",
+])
+
 __all__ = sorted(n for n in dir() if not n.startswith("_"))
 
 
@@ -61,11 +71,14 @@ def __getattr__(name):
     if name in _HOOK_NAMES:
         from estimator_npu import hooks  # the one upward reference, resolved lazily
         return getattr(hooks, name)
+    if name in _QUEUE_NAMES:
+        from estimator_npu import queues  # resolved lazily, as the hook names
+        return getattr(queues, name)
     raise AttributeError(f"module 'estimator_npu.train' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(__all__) | _HOOK_NAMES)
+    return sorted(set(__all__) | _HOOK_NAMES | _QUEUE_NAMES)
 
 
 def _register_op_families():

@@ -32,18 +32,21 @@ class Coordinator:
     def request_stop(self, ex=None):
         """Requests a stop; ``ex`` (an exception or ``sys.exc_info()`` triple) is re-raised
         by ``join`` unless it is a clean-stop type."""
+        exc = ex[1] if isinstance(ex, tuple) else ex
+        if exc is not None and isinstance(exc, self._clean_stop_exception_types):
+            exc = None
+        if exc is not None and not isinstance(exc, BaseException):
+            raise ValueError(f"ex must be an exception or sys.exc_info(), got {ex!r}")
         with self._lock:
-            if ex is not None and self._exc_info_to_raise is None and not self._joined:
-                if isinstance(ex, tuple):
-                    exc = ex[1]
-                else:
-                    exc = ex
-                if not isinstance(exc, self._clean_stop_exception_types):
-                    if not isinstance(exc, BaseException):
-                        raise ValueError(f"ex must be an exception or sys.exc_info(), got "
-                                         f"{ex!r}")
+            if self._joined and exc is not None:
+                # as TF: after join nobody would see it, so it is raised here
+                raise exc
+            # as TF, only an exception that causes the stop is kept: those raised by
+            # threads that end because of the stop (a cancelled enqueue) are not
+            if not self._stop_event.is_set():
+                if exc is not None and self._exc_info_to_raise is None:
                     self._exc_info_to_raise = (type(exc), exc, exc.__traceback__)
-            self._stop_event.set()
+                self._stop_event.set()
 
     def clear_stop(self):
         with self._lock:
@@ -104,5 +107,59 @@ class Coordinator:
                 exc_info = self._exc_info_to_raise
                 raise exc_info[1].with_traceback(exc_info[2])
 
+    def loop(self, timer_interval_secs, target, args=None, kwargs=None):
+        """Starts a ``LooperThread`` calling ``target`` every ``timer_interval_secs`` until
+        the stop; returns it."""
+        return LooperThread.loop(self, timer_interval_secs, target, args, kwargs)
 
-__all__ = ["Coordinator"]
+
+class LooperThread(threading.Thread):
+    """A daemon thread calling ``target(*args, **kwargs)`` (or ``run_loop``) every
+    ``timer_interval_secs`` (``None``: back to back) until the coordinator stops; an
+    exception it raises stops the coordinator (``join`` re-raises it)."""
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError(f"'coord' argument must be a Coordinator: {coord!r}")
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._target = target
+        self._args = tuple(args or ())
+        self._kwargs = dict(kwargs or {})
+        coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
+                              kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self):
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                next_time = time.time()
+                while not self._coord.wait_for_stop(max(0.0, next_time - time.time())):
+                    next_time += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self):
+        """Called once before the loop (override)."""
+
+    def stop_loop(self):
+        """Called once after the loop (override)."""
+
+    def run_loop(self):
+        """One iteration: calls the target (override, or give ``target``)."""
+        if self._target is not None:
+            self._target(*self._args, **self._kwargs)
+
+
+__all__ = ["Coordinator", "LooperThread"]

@@ -12,8 +12,16 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import (GraphKeys, add_to_collection, control_dependencies,
                                         get_collection, name_scope)
 from estimator_npu.engine.ops import math_ops
+from estimator_npu.engine.ops.array_ops import zeros
 from estimator_npu.engine.ops.core import convert_to_tensor, group
 from estimator_npu.engine.ops.state_ops import Variable, assign_sub
+
+
+def _zeros_like(t):
+    if not t.shape.is_fully_defined():
+        raise ValueError(f"ExponentialMovingAverage: the average of tensor {t.name} starts "
+                         f"at zeros of its shape, which must be fully defined (got {t.shape})")
+    return zeros(t.shape.as_list(), dtype=t.dtype)
 
 
 class ExponentialMovingAverage:
@@ -55,13 +63,17 @@ class ExponentialMovingAverage:
                 shadow = self._averages.get(t.op)
                 if shadow is None:
                     # created outside the caller's control dependencies (TF's init_scope)
+                    is_variable = hasattr(var, "initialized_value")
                     with control_dependencies(None), name_scope(None):
-                        init = var.initialized_value() if hasattr(var, "initialized_value") \
-                            else t
+                        # a variable's average starts at its initial value; a tensor's
+                        # (a loss) at zeros, as TF1: its initializer must not compute the
+                        # tensor (which may dequeue input before any queue runner runs)
+                        init = var.initialized_value() if is_variable else _zeros_like(t)
                         shadow = Variable(init, trainable=False,
                                           name=t.op.name + "/" + self._name)
                     self._averages[t.op] = shadow
-                    add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
+                    if is_variable:
+                        add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
                 decay = self._decay_tensor(t.dtype)
                 updates.append(assign_sub(shadow, (shadow - t) * (1.0 - decay)))
             return group(*updates, name=self._name)

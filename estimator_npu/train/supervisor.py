@@ -10,7 +10,9 @@ change raises ``RuntimeError``::
         while not sv.should_stop():
             sess.run(train_op)
 
-Minimal by design: no background threads. ``prepare_or_wait_for_session`` restores the
+Minimal by design: no summary or checkpoint threads; the only threads are the graph's
+queue runners (``QUEUE_RUNNERS``), which ``prepare_or_wait_for_session`` starts under the
+supervisor's coordinator and ``stop`` joins, as TF does. ``prepare_or_wait_for_session`` restores the
 latest checkpoint of ``logdir`` or runs ``init_op``; ``managed_session`` saves a final
 checkpoint into ``logdir`` (chief only) when it exits normally or on end of input.
 """
@@ -161,7 +163,20 @@ class Supervisor:
                                    f"variables: {', '.join(str(m) for m in missing)}")
         if start_standard_services and self._is_chief and self._logdir:
             self.summary_writer  # noqa: B018 - creates the writer, which writes the graph
+        self.start_queue_runners(sess)
         return sess
+
+    def start_queue_runners(self, sess, queue_runners=None):
+        """Starts the threads of ``queue_runners`` (default: the graph's
+        ``QUEUE_RUNNERS`` collection) as daemons under this supervisor's coordinator, as
+        ``prepare_or_wait_for_session`` does; returns them (``stop`` joins them)."""
+        if queue_runners is None:
+            queue_runners = self._graph.get_collection(GraphKeys.QUEUE_RUNNERS)
+        threads = []
+        for qr in queue_runners:
+            threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True,
+                                             start=True))
+        return threads
 
     @contextlib.contextmanager
     def managed_session(self, master="", config=None, start_standard_services=True,
@@ -223,8 +238,9 @@ class Supervisor:
                 w.close()
 
     def loop(self, timer_interval_secs, target, args=None, kwargs=None):
-        raise NotImplementedError("Supervisor.loop (background timers) is not supported; "
-                                  "call the function from the training loop instead.")
+        """Starts a ``LooperThread`` under the supervisor's coordinator calling ``target``
+        every ``timer_interval_secs``; ``stop`` joins it."""
+        return self._coord.loop(timer_interval_secs, target, args, kwargs)
 
 
 __all__ = ["Supervisor"]
