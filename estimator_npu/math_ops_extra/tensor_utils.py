@@ -78,8 +78,9 @@ def broadcast_dynamic_shape(shape_x, shape_y):
     x = convert_to_tensor(shape_x)
     y = convert_to_tensor(shape_y, dtype=x.dtype)
     n = None
-    if x.shape.ndims == 1 and y.shape.ndims == 1 and None not in (x.shape[0], y.shape[0]):
-        n = max(x.shape[0], y.shape[0])
+    if x.shape.ndims == 1 and y.shape.ndims == 1 and \
+            None not in (x.shape.values[0], y.shape.values[0]):
+        n = max(x.shape.values[0], y.shape.values[0])
     return make_tensor("BroadcastArgs", [x, y], x.dtype, [n])
 
 

@@ -166,11 +166,38 @@ def gather(params, indices, axis=0, name=None, validate_indices=None, batch_dims
         raise ValueError(f"gather: axis {axis} is out of range for params of rank "
                          f"{p.shape.ndims} (shape {p.shape})")
     axis = int(axis) % p.shape.ndims if p.shape.ndims else int(axis)
+    if batch_dims:
+        return _batch_gather(p, i, axis, int(batch_dims), name)
     if p.shape.ndims is not None and i.shape.ndims is not None:
         shp = list(p.shape.values[:axis]) + list(i.shape.values) + list(p.shape.values[axis + 1:])
     else:
         shp = None
     return make_tensor("GatherV2", [p, i], p.dtype, shp, {"axis": axis}, name=name)
+
+
+def _batch_gather(p, i, axis, b, name):
+    """``gather`` with ``batch_dims=b``: each of the leading ``b`` (batch) positions gathers
+    from its own slice of ``params`` along ``axis == b`` (TF's only case with b == axis; the
+    general ``axis > b`` is not built). As one gather from ``params`` flattened over the batch
+    and ``axis``, with each batch position's indices offset by its row in that matrix."""
+    from estimator_npu.engine.ops import array_ops, reduction_ops
+    if i.shape.ndims is None or p.shape.ndims is None:
+        raise ValueError("gather: batch_dims needs params and indices of known rank")
+    b = b + i.shape.ndims if b < 0 else b
+    if not 0 < b <= i.shape.ndims or axis != b:
+        raise ValueError(f"gather: batch_dims={b} with axis={axis} (params rank "
+                         f"{p.shape.ndims}, indices rank {i.shape.ndims}) is not supported: "
+                         f"batch_dims must be in [1, rank(indices)] and axis == batch_dims")
+    ps = array_ops.shape(p, out_type=i.dtype)
+    flat = reshape(p, array_ops.concat([[-1], ps[b + 1:]], 0))
+    rows = array_ops.range(reduction_ops.reduce_prod(ps[:b]), dtype=i.dtype) * ps[b]
+    offsets = reshape(rows, array_ops.concat([ps[:b], [1] * (i.shape.ndims - b)], 0))
+    out = gather(flat, i + offsets, 0)
+    out = reshape(out, array_ops.concat([ps[:b], array_ops.shape(i, out_type=i.dtype)[b:],
+                                         ps[b + 1:]], 0), name=name)
+    out.set_shape(list(p.shape.values[:b]) + list(i.shape.values[b:]) +
+                  list(p.shape.values[b + 1:]))
+    return out
 
 
 def _gather_grad(op, dy):
