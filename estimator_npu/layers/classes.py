@@ -132,9 +132,11 @@ class BatchNormalization(Layer):
                  moving_mean_initializer=None, moving_variance_initializer=None,
                  beta_regularizer=None, gamma_regularizer=None, trainable=True, name=None,
                  **kwargs):
-        for k in ("beta_constraint", "gamma_constraint", "renorm", "renorm_clipping",
-                  "renorm_momentum", "fused", "virtual_batch_size", "adjustment"):
-            kwargs.pop(k, None)
+        # passed on: fused picks TF's moving-variance rule; the unsupported options raise there
+        passed = {k: kwargs.pop(k) for k in ("beta_constraint", "gamma_constraint", "renorm",
+                                             "renorm_clipping", "renorm_momentum", "fused",
+                                             "virtual_batch_size", "adjustment")
+                  if k in kwargs}
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._kw = dict(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
                         scale=scale, beta_initializer=beta_initializer,
@@ -142,7 +144,7 @@ class BatchNormalization(Layer):
                         moving_mean_initializer=moving_mean_initializer,
                         moving_variance_initializer=moving_variance_initializer,
                         beta_regularizer=beta_regularizer,
-                        gamma_regularizer=gamma_regularizer)
+                        gamma_regularizer=gamma_regularizer, **passed)
 
     def _apply(self, inputs, scope, reuse, training=False):
         return functional.batch_normalization(inputs, training=training,

@@ -274,6 +274,10 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         moving_mean     <- moving_mean     * momentum + batch_mean     * (1 - momentum)
         moving_variance <- moving_variance * momentum + batch_variance * (1 - momentum)
 
+    where, as in TF1, ``batch_variance`` is the unbiased one (``n / (n - 1)``, n elements
+    per channel) on TF's fused path: 4-D float16/bfloat16/float32 inputs normalized over
+    axis 1 or 3, unless ``fused=False``; otherwise the biased one.
+
     which the caller must run (usually as control dependencies of the train op).
     Inference uses the moving statistics. With a bool tensor ``training`` both paths are
     built and the updates leave the moving statistics unchanged when it is false.
@@ -293,6 +297,8 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         raise ValueError(f"batch_normalization: the feature dimension(s) {axes} of the inputs "
                          f"must be known, got shape {x.shape}")
     reduce_axes = [i for i in range(nd) if i not in axes]
+    fused_path = fused is not False and nd == 4 and axes in ([1], [3]) and \
+        x.dtype.name in ("float16", "bfloat16", "float32")
     training = _bool_or_tensor(training, "batch_normalization")
     dt = _param_dtype(x)
     out_dtype = x.dtype
@@ -320,6 +326,10 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
             mean, variance = moving_mean, moving_var
         else:
             batch_mean, batch_var = nn_ops.moments(x, reduce_axes)
+            update_var = batch_var
+            if fused_path:  # TF's fused kernel hands the moving average the unbiased variance
+                n = math_ops.cast(array_ops.size(x), dt) / float(param_shape[0])
+                update_var = batch_var * (n / math_ops.maximum(n - 1.0, 1.0))
             decay = 1.0 - momentum
             if training is True:
                 mean, variance = batch_mean, batch_var
@@ -328,7 +338,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                 variance = array_ops.where(training, batch_var, moving_var)
                 decay = math_ops.cast(training, dt) * decay
             g = get_default_graph()
-            for v, batch in ((moving_mean, batch_mean), (moving_var, batch_var)):
+            for v, batch in ((moving_mean, batch_mean), (moving_var, update_var)):
                 # moving -= (moving - batch) * (1 - momentum), TF's assign_moving_average.
                 upd = state_ops.assign_sub(v, (v - stop_gradient(batch)) * decay)
                 g.add_to_collection(GraphKeys.UPDATE_OPS, upd)

@@ -203,7 +203,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001,
             moving_mean_initializer=inits.get("moving_mean"),
             moving_variance_initializer=inits.get("moving_variance"),
             beta_regularizer=regs.get("beta"), gamma_regularizer=regs.get("gamma"),
-            training=is_training, trainable=trainable, name=sc, reuse=reuse)
+            training=is_training, trainable=trainable, name=sc, reuse=reuse, fused=fused)
         for v in get_collection(GraphKeys.GLOBAL_VARIABLES)[n_vars:]:
             g.add_to_collection(GraphKeys.MODEL_VARIABLES, v)
             _collect(v, _var_collections(variables_collections, v.op.name.rsplit("/")[-1]))
