@@ -200,9 +200,10 @@ class TensorShape:
         return len(self.values)
 
     def __iter__(self):
+        """TF1's: the ``Dimension`` of each axis (``[d.value for d in shape]``)."""
         if self.values is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        return iter(self.values)
+        return iter(self.dims)
 
     def __getitem__(self, key):
         if self.values is None:

@@ -38,7 +38,7 @@ def _adagrad(param, idx, values, state, hyper):
     uniq, inverse = np.unique(idx, return_inverse=True)
     if uniq.size != idx.size:
         summed = np.zeros((uniq.size,) + values.shape[1:], values.dtype)
-        np.add.at(summed, inverse, values)
+        scatter_add_rows(summed, inverse.reshape(-1), values)
         values, idx = summed, uniq
     acc = state["accumulator"]
     lr = param.dtype.type(hyper["learning_rate"])

@@ -29,13 +29,15 @@ def test_dims_are_dimension_objects_with_value():
     assert TensorShape([]).dims == []
 
 
-def test_values_as_list_indexing_and_iteration_stay_ints():
+def test_values_and_as_list_stay_ints_indexing_and_iteration_give_dimensions():
     s = TensorShape([None, 28, 3])
     assert s.values == (None, 28, 3)
     assert s.as_list() == [None, 28, 3] and all(type(d) in (int, type(None))
                                                  for d in s.as_list())
-    # as TF1: shape[i] is a Dimension (Dimension(None) for an unknown dim), .value an int
-    assert list(s) == [None, 28, 3] and s[0] is not None and s[0].value is None
+    # as TF1: shape[i] and iteration give Dimensions (Dimension(None) for an unknown dim)
+    assert [d.value for d in s] == [None, 28, 3] and list(s)[1] == 28
+    assert repr(list(s)) == "[Dimension(None), 28, 3]"
+    assert s[0] is not None and s[0].value is None
     assert repr(s[0]) == "Dimension(None)" and not s[0] and s[1].value == 28
     assert TensorShape(None)[3].value is None and TensorShape(None)[1:] == TensorShape(None)
     assert TensorShape(s.dims) == s, "a shape built from Dimensions is the same shape"
