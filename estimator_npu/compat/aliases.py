@@ -133,6 +133,9 @@ TARGETS = {
     "hccl.manage.api": ["estimator_npu.npu.hccl"],
     "hccl.split": ["estimator_npu.npu.hccl"],
     "hccl.split.api": ["estimator_npu.npu.hccl"],
+    "tensorflow.python.ops.rnn_cell": ["estimator_npu.rnn.cells"],
+    "tensorflow.python.ops.rnn_cell_impl": ["estimator_npu.rnn.cells"],
+    "tensorflow.python.ops.rnn": ["estimator_npu.rnn.dynamic"],
 }
 
 # Attributes an alias module has that its targets do not: TensorFlow's own version strings

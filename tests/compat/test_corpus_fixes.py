@@ -1,5 +1,6 @@
 """Behaviours real public TF1 scripts relied on (found running a corpus of them)."""
 import numpy as np
+import pytest
 
 import estimator_npu as tf
 
@@ -79,3 +80,32 @@ def test_conv2d_transpose_static_shape_from_a_stacked_output_shape():
         with tf.Session() as s:
             out = s.run(y, {h: np.ones((2, 4, 4, 16), np.float32)})
     assert out.shape == (2, 8, 8, 1)
+
+
+def test_where_with_a_vector_condition_selects_rows_as_tf1():
+    # TF1's tf.where (v1): a rank-1 condition picks whole rows of x / y; tf.where_v2
+    # broadcasts it against the trailing axis instead.
+    g = tf.Graph()
+    with g.as_default():
+        c = np.array([True, False, True])
+        x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+        rows = tf.where(tf.constant(c), x, -x)
+        cx = tf.constant(x)
+        picked = tf.where(tf.constant(c), cx, tf.zeros_like(cx))
+        dx, = tf.gradients(tf.reduce_sum(picked * 2.0), [cx])
+        bcast = tf.where_v2(tf.constant([True, False, True, False]), x, -x)
+        with pytest.raises(ValueError, match="first dimension"):
+            tf.where(tf.constant([True, False]), x, -x)
+        with tf.Session() as s:
+            v_rows, v_dx, v_b = s.run([rows, dx, bcast])
+    np.testing.assert_array_equal(v_rows, np.where(c[:, None], x, -x))
+    np.testing.assert_array_equal(v_dx, np.where(c[:, None], 2.0, 0.0) * np.ones((3, 4)))
+    np.testing.assert_array_equal(v_b, np.where([True, False, True, False], x, -x))
+
+
+def test_tf_internal_rnn_modules_import(aliases):
+    from tensorflow.python.ops import rnn, rnn_cell, rnn_cell_impl
+    import tensorflow as real_tf_alias
+    assert rnn_cell.GRUCell is real_tf_alias.nn.rnn_cell.GRUCell
+    assert rnn_cell_impl.LSTMStateTuple is real_tf_alias.nn.rnn_cell.LSTMStateTuple
+    assert rnn.dynamic_rnn is real_tf_alias.nn.dynamic_rnn

@@ -397,6 +397,27 @@ def where(condition, x=None, y=None, name=None):
     from estimator_npu.engine.ops.math_ops import _pair
     from estimator_npu.engine.ops.core import broadcast_shape
     x, y = _pair(x, y, "Select")
+    data = broadcast_shape(x.shape, y.shape, "Select")
+    if c.shape.ndims is None:
+        # TF1's Select: the condition selects among x / y and never widens them.
+        return make_tensor("Select", [c, x, y], x.dtype, data, name=name)
+    if c.shape.ndims == 1 and data.ndims is not None and data.ndims > 1:
+        # TF1: a vector condition picks whole rows (its length is x's first dimension).
+        if None not in (c.shape[0], data[0]) and c.shape[0] != data[0]:
+            raise ValueError(f"where: a vector condition's length must be the first "
+                             f"dimension of x and y, got {c.shape} for {data}")
+        c = reshape(c, [-1] + [1] * (data.ndims - 1))
+    return where_v2(c, x, y, name=name)
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """Elementwise select with numpy broadcasting of condition, x and y (``tf.where_v2``)."""
+    c = convert_to_tensor(condition)
+    if x is None and y is None:
+        return where(c, name=name)
+    from estimator_npu.engine.ops.math_ops import _pair
+    from estimator_npu.engine.ops.core import broadcast_shape
+    x, y = _pair(x, y, "Select")
     shp = broadcast_shape(broadcast_shape(c.shape, x.shape, "Select"), y.shape, "Select")
     return make_tensor("Select", [c, x, y], x.dtype, shp, name=name)
 
@@ -405,13 +426,12 @@ def _select_grad(op, dy):
     from estimator_npu.engine.ops.math_ops import sum_to_like
     c, x, y = op.inputs
     z = zeros_like(dy)
-    return [None, sum_to_like(where(c, dy, z), x), sum_to_like(where(c, z, dy), y)]
+    return [None, sum_to_like(where_v2(c, dy, z), x), sum_to_like(where_v2(c, z, dy), y)]
 
 
 OPS.define("Select", kernel=simple(np.where), grad=_select_grad)
 OPS.define("WhereIndices", kernel=simple(lambda c: np.argwhere(c).astype(np.int64)),
            grad=NOT_DIFFERENTIABLE)
-where_v2 = where
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
