@@ -109,3 +109,12 @@ def test_tf_internal_rnn_modules_import(aliases):
     assert rnn_cell.GRUCell is real_tf_alias.nn.rnn_cell.GRUCell
     assert rnn_cell_impl.LSTMStateTuple is real_tf_alias.nn.rnn_cell.LSTMStateTuple
     assert rnn.dynamic_rnn is real_tf_alias.nn.dynamic_rnn
+
+
+def test_tf_version_module_as_tf1_15(aliases):
+    # tensorflow-determinism and other helpers read tf.version.VERSION (TF >= 1.14).
+    import tensorflow as tf_alias
+    assert tf_alias.version.VERSION == tf_alias.VERSION == tf_alias.__version__
+    assert tf_alias.version.VERSION.startswith("1.15")
+    assert tf_alias.version.GIT_VERSION == tf_alias.GIT_VERSION
+    assert isinstance(tf_alias.version.GRAPH_DEF_VERSION, int)
