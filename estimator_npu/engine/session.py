@@ -12,6 +12,7 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine import _errstate, allocator
+from estimator_npu.engine import graph as _graph_mod
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
@@ -420,6 +421,10 @@ class Session:
             st.remove(self)
 
     def __enter__(self):
+        # As TF1: ``with tf.Session(graph=g):`` also makes g the default graph inside the
+        # block (``sess.as_default()`` alone does not).
+        self._graph_context = self._graph.as_default()
+        self._graph_context.__enter__()
         self._context = self.as_default()
         self._context.__enter__()
         return self
@@ -427,6 +432,8 @@ class Session:
     def __exit__(self, *exc):
         self._context.__exit__(*exc)
         self._context = None
+        self._graph_context.__exit__(*exc)
+        self._graph_context = None
         self.close()
         return False
 
@@ -440,9 +447,15 @@ class InteractiveSession(Session):
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
         _session_stack().append(self)
+        # TF1's InteractiveSession also installs its graph as the default graph.
+        _graph_mod.push_unnested_default(self._graph)
+        self._graph_installed = True
 
     def close(self):
         super().close()
         st = _session_stack()
         if self in st:
             st.remove(self)
+        if getattr(self, "_graph_installed", False):
+            self._graph_installed = False
+            _graph_mod.pop_unnested_default(self._graph)

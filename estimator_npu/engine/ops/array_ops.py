@@ -290,6 +290,10 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 def _split_kernel(op, ctx):
     sections, axis = op.attrs["sections"], op.attrs["axis"]
+    if len(op.outputs) == 1:
+        # One part (tf.split(x, 1) / tf.split(x, [n]), a one-group conv): the plan takes a
+        # single-output op's value as the array itself, not a 1-tuple.
+        return lambda x: x
     if sections is None:
         sizes = op.attrs["sizes"]
 
