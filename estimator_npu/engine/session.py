@@ -302,6 +302,8 @@ class Session:
                 feed_dict, "items"):
             raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
                             f"{type(feed_dict).__name__}")
+        if feed_dict:
+            feed_dict = _expand_nested_feeds(feed_dict)
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)
@@ -439,6 +441,36 @@ class Session:
 
     def list_devices(self):
         return []
+
+
+def _expand_nested_feeds(feed_dict):
+    """TF1 accepts a tuple of tensors as a feed key (an RNN's ``LSTMStateTuple`` initial
+    state), its value zipped with it part by part (recursively): one entry per tensor."""
+    for k in feed_dict:
+        if isinstance(k, tuple):
+            break
+    else:
+        return feed_dict
+    out = {}
+
+    def add(k, v):
+        if not isinstance(k, tuple):
+            out[k] = v
+            return
+        try:
+            n = len(v)
+        except TypeError:
+            n = None
+        if n != len(k):
+            raise ValueError(f"feed_dict: the value fed for the tuple key {k!r:.100} must "
+                             f"have {len(k)} parts (one per tensor), got "
+                             f"{type(v).__name__}")
+        for kk, vv in zip(k, v):
+            add(kk, vv)
+
+    for k, v in feed_dict.items():
+        add(k, v)
+    return out
 
 
 class InteractiveSession(Session):

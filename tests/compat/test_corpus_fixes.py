@@ -118,3 +118,46 @@ def test_tf_version_module_as_tf1_15(aliases):
     assert tf_alias.version.VERSION.startswith("1.15")
     assert tf_alias.version.GIT_VERSION == tf_alias.GIT_VERSION
     assert isinstance(tf_alias.version.GRAPH_DEF_VERSION, int)
+
+
+def test_softmax_xent_labels_of_another_rank_are_flattened_as_tf():
+    # TF flattens the outer dimensions of labels and logits separately, so labels=[y]
+    # (shape (1, N, C)) against (N, C) logits is the (N, C) loss (TF 2.15: shape (?,)).
+    g = tf.Graph()
+    with g.as_default():
+        y = tf.placeholder(tf.float32, [None, 7])
+        logits = tf.placeholder(tf.float32, [None, 7])
+        wrapped = tf.nn.softmax_cross_entropy_with_logits_v2(
+            logits=logits, labels=tf.stop_gradient([y]))
+        plain = tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=y)
+        assert wrapped.shape.as_list() == [None]
+        dw, = tf.gradients(tf.reduce_mean(wrapped), [logits])
+        dp, = tf.gradients(tf.reduce_mean(plain), [logits])
+        assert dw.shape.as_list() == [None, 7]
+        rng = np.random.RandomState(0)
+        feed = {y: np.eye(7, dtype=np.float32)[rng.randint(0, 7, 4)],
+                logits: rng.rand(4, 7).astype(np.float32)}
+        with tf.Session() as s:
+            a, b, ga, gb = s.run([wrapped, plain, dw, dp], feed)
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(ga, gb, rtol=1e-6)
+
+
+def test_tuple_of_tensors_as_feed_key_as_tf1():
+    # An LSTM's initial state fed with the LSTMStateTuple of arrays a previous run returned.
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        cell = tf.nn.rnn_cell.LSTMCell(3)
+        x = tf.placeholder(tf.float32, [1, 4, 2])
+        init = cell.zero_state(1, tf.float32)
+        out, state = tf.nn.dynamic_rnn(cell, x, initial_state=init)
+        xv = np.ones([1, 4, 2], np.float32)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            _, s1 = s.run([out, state], {x: xv})
+            by_tuple = s.run(out, {x: xv, init: s1})
+            by_parts = s.run(out, {x: xv, init.c: s1.c, init.h: s1.h})
+            with pytest.raises(ValueError, match="2 parts"):
+                s.run(out, {x: xv, init: np.zeros([1, 3])})
+    np.testing.assert_array_equal(by_tuple, by_parts)
