@@ -468,6 +468,7 @@ def _as_op(x):
 
 _global_default_graph = [Graph()]
 _default_graph_stack = []
+unnested_defaults = []  # InteractiveSession graphs: reset_default_graph() drops them
 
 
 def get_default_graph():
@@ -477,31 +478,12 @@ def get_default_graph():
     return _global_default_graph[0]
 
 
-# Default-graph entries that need not nest (TF's enforce_nesting=False): an
-# InteractiveSession's graph, which reset_default_graph() drops instead of refusing.
-_unnested_entries = []
-
-
-def push_unnested_default(graph):
-    _default_graph_stack.append(graph)
-    _unnested_entries.append(graph)
-
-
-def pop_unnested_default(graph):
-    for stack in (_unnested_entries, _default_graph_stack):
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is graph:
-                del stack[i]
-                break
-
-
 def reset_default_graph():
     """Replaces the global default graph with a new empty one."""
-    if len(_default_graph_stack) > len(_unnested_entries):
+    if len(_default_graph_stack) > len(unnested_defaults):
         raise AssertionError("Do not use reset_default_graph() inside a graph.as_default() "
                              "context.")
-    _default_graph_stack.clear()
-    _unnested_entries.clear()
+    del _default_graph_stack[:], unnested_defaults[:]
     _global_default_graph[0] = Graph()
 
 

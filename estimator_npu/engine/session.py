@@ -302,8 +302,7 @@ class Session:
                 feed_dict, "items"):
             raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
                             f"{type(feed_dict).__name__}")
-        if feed_dict:
-            feed_dict = _expand_nested_feeds(feed_dict)
+        feed_dict = nest.expand_tuple_keys(feed_dict) if feed_dict else feed_dict
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)
@@ -423,54 +422,19 @@ class Session:
             st.remove(self)
 
     def __enter__(self):
-        # As TF1: ``with tf.Session(graph=g):`` also makes g the default graph inside the
-        # block (``sess.as_default()`` alone does not).
-        self._graph_context = self._graph.as_default()
-        self._graph_context.__enter__()
-        self._context = self.as_default()
-        self._context.__enter__()
+        self._context = contextlib.ExitStack()  # as TF1, g is the default graph inside too
+        self._context.enter_context(self._graph.as_default())
+        self._context.enter_context(self.as_default())
         return self
 
     def __exit__(self, *exc):
         self._context.__exit__(*exc)
         self._context = None
-        self._graph_context.__exit__(*exc)
-        self._graph_context = None
         self.close()
         return False
 
     def list_devices(self):
         return []
-
-
-def _expand_nested_feeds(feed_dict):
-    """TF1 accepts a tuple of tensors as a feed key (an RNN's ``LSTMStateTuple`` initial
-    state), its value zipped with it part by part (recursively): one entry per tensor."""
-    for k in feed_dict:
-        if isinstance(k, tuple):
-            break
-    else:
-        return feed_dict
-    out = {}
-
-    def add(k, v):
-        if not isinstance(k, tuple):
-            out[k] = v
-            return
-        try:
-            n = len(v)
-        except TypeError:
-            n = None
-        if n != len(k):
-            raise ValueError(f"feed_dict: the value fed for the tuple key {k!r:.100} must "
-                             f"have {len(k)} parts (one per tensor), got "
-                             f"{type(v).__name__}")
-        for kk, vv in zip(k, v):
-            add(kk, vv)
-
-    for k, v in feed_dict.items():
-        add(k, v)
-    return out
 
 
 class InteractiveSession(Session):
@@ -479,8 +443,8 @@ class InteractiveSession(Session):
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
         _session_stack().append(self)
-        # TF1's InteractiveSession also installs its graph as the default graph.
-        _graph_mod.push_unnested_default(self._graph)
+        for stack in (_graph_mod._default_graph_stack, _graph_mod.unnested_defaults):
+            stack.append(self._graph)  # TF1: its graph is the default graph too (unnested)
         self._graph_installed = True
 
     def close(self):
@@ -488,6 +452,7 @@ class InteractiveSession(Session):
         st = _session_stack()
         if self in st:
             st.remove(self)
-        if getattr(self, "_graph_installed", False):
-            self._graph_installed = False
-            _graph_mod.pop_unnested_default(self._graph)
+        if self.__dict__.pop("_graph_installed", False):
+            for stack in (_graph_mod.unnested_defaults, _graph_mod._default_graph_stack):
+                if self._graph in stack:
+                    stack.remove(self._graph)

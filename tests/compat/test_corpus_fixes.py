@@ -94,7 +94,7 @@ def test_where_with_a_vector_condition_selects_rows_as_tf1():
         picked = tf.where(tf.constant(c), cx, tf.zeros_like(cx))
         dx, = tf.gradients(tf.reduce_sum(picked * 2.0), [cx])
         bcast = tf.where_v2(tf.constant([True, False, True, False]), x, -x)
-        with pytest.raises(ValueError, match="first dimension"):
+        with pytest.raises(ValueError, match="broadcastable"):
             tf.where(tf.constant([True, False]), x, -x)
         with tf.Session() as s:
             v_rows, v_dx, v_b = s.run([rows, dx, bcast])

@@ -4,7 +4,7 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.ops.core import static_ints as _static_ints
+from estimator_npu.engine.ops.core import broadcast_shape, static_ints as _static_ints
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape, as_shape
 
@@ -290,9 +290,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 def _split_kernel(op, ctx):
     sections, axis = op.attrs["sections"], op.attrs["axis"]
-    if len(op.outputs) == 1:
-        # One part (tf.split(x, 1) / tf.split(x, [n]), a one-group conv): the plan takes a
-        # single-output op's value as the array itself, not a 1-tuple.
+    if len(op.outputs) == 1:  # one part: the plan takes the array itself, not a 1-tuple
         return lambda x: x
     if sections is None:
         sizes = op.attrs["sizes"]
@@ -399,17 +397,11 @@ def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return make_tensor("WhereIndices", [c], dtypes.int64, [None, c.shape.ndims], name=name)
     from estimator_npu.engine.ops.math_ops import _pair
-    from estimator_npu.engine.ops.core import broadcast_shape
     x, y = _pair(x, y, "Select")
     data = broadcast_shape(x.shape, y.shape, "Select")
-    if c.shape.ndims is None:
-        # TF1's Select: the condition selects among x / y and never widens them.
+    if c.shape.ndims is None:  # TF1's Select: the condition never widens x / y
         return make_tensor("Select", [c, x, y], x.dtype, data, name=name)
-    if c.shape.ndims == 1 and data.ndims is not None and data.ndims > 1:
-        # TF1: a vector condition picks whole rows (its length is x's first dimension).
-        if None not in (c.shape[0], data[0]) and c.shape[0] != data[0]:
-            raise ValueError(f"where: a vector condition's length must be the first "
-                             f"dimension of x and y, got {c.shape} for {data}")
+    if c.shape.ndims == 1 and (data.ndims or 0) > 1:  # TF1: a vector condition picks rows
         c = reshape(c, [-1] + [1] * (data.ndims - 1))
     return where_v2(c, x, y, name=name)
 
@@ -420,7 +412,6 @@ def where_v2(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return where(c, name=name)
     from estimator_npu.engine.ops.math_ops import _pair
-    from estimator_npu.engine.ops.core import broadcast_shape
     x, y = _pair(x, y, "Select")
     shp = broadcast_shape(broadcast_shape(c.shape, x.shape, "Select"), y.shape, "Select")
     return make_tensor("Select", [c, x, y], x.dtype, shp, name=name)
