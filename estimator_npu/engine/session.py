@@ -17,7 +17,7 @@ from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.utils import blas_governor as governor
-from estimator_npu.utils import nest, validation
+from estimator_npu.utils import feeds as _feeds, nest, validation
 
 
 class VarStore:
@@ -302,7 +302,7 @@ class Session:
                 feed_dict, "items"):
             raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
                             f"{type(feed_dict).__name__}")
-        feed_dict = nest.expand_tuple_keys(feed_dict) if feed_dict else feed_dict
+        feed_dict = _feeds.expand_tuple_keys(feed_dict) if feed_dict else feed_dict
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)
