@@ -171,6 +171,7 @@ from estimator_npu.compat.tf_internals import (VariableAggregation,  # noqa: F40
                                                VariableSynchronization)
 from estimator_npu.compat.versions import (COMPILER_VERSION, GIT_VERSION,  # noqa: F401,E402
                                            GRAPH_DEF_VERSION, VERSION)
+from estimator_npu.compat import versions as version  # noqa: F401,E402 - tf.version
 from estimator_npu.data.sparse import sparse_to_dense  # noqa: F401,E402
 from estimator_npu import clustering  # noqa: F401,E402 - registers the k-means op family
 from estimator_npu.rnn.masks import sequence_mask  # noqa: F401,E402

@@ -149,6 +149,9 @@ TARGETS = {
     "tensorflow.python.ops.linalg_ops": ["estimator_npu.linalg", _ROOT],
     "tensorflow.python.ops.linalg": ["estimator_npu.linalg"],
     "tensorflow.python.ops.linalg.linalg": ["estimator_npu.linalg"],
+    "tensorflow.python.ops.rnn_cell": ["estimator_npu.rnn.cells"],
+    "tensorflow.python.ops.rnn_cell_impl": ["estimator_npu.rnn.cells"],
+    "tensorflow.python.ops.rnn": ["estimator_npu.rnn.dynamic"],
 }
 
 # Attributes an alias module has that its targets do not: TensorFlow's own version strings

@@ -468,6 +468,7 @@ def _as_op(x):
 
 _global_default_graph = [Graph()]
 _default_graph_stack = []
+unnested_defaults = []  # InteractiveSession graphs: reset_default_graph() drops them
 
 
 def get_default_graph():
@@ -479,9 +480,10 @@ def get_default_graph():
 
 def reset_default_graph():
     """Replaces the global default graph with a new empty one."""
-    if _default_graph_stack:
+    if len(_default_graph_stack) > len(unnested_defaults):
         raise AssertionError("Do not use reset_default_graph() inside a graph.as_default() "
                              "context.")
+    del _default_graph_stack[:], unnested_defaults[:]
     _global_default_graph[0] = Graph()
 
 

@@ -12,11 +12,12 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine import _errstate, allocator
+from estimator_npu.engine import graph as _graph_mod
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.utils import blas_governor as governor
-from estimator_npu.utils import nest, validation
+from estimator_npu.utils import feeds as _feeds, nest, validation
 
 
 class VarStore:
@@ -305,9 +306,7 @@ class Session:
                 feed_dict, "items"):
             raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
                             f"{type(feed_dict).__name__}")
-        if feed_dict and any(type(k).__name__ == "SparseTensor" for k in feed_dict):
-            feed_dict = {kk: vv for k, v in feed_dict.items() for kk, vv in (  # TF1: 3 feeds
-                zip(k, v) if type(k).__name__ == "SparseTensor" else [(k, v)])}
+        feed_dict = _feeds.expand_tuple_keys(feed_dict) if feed_dict else feed_dict
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
         entry = self._plans.get(key)
@@ -430,8 +429,9 @@ class Session:
             st.remove(self)
 
     def __enter__(self):
-        self._context = self.as_default()
-        self._context.__enter__()
+        self._context = contextlib.ExitStack()  # as TF1, g is the default graph inside too
+        self._context.enter_context(self._graph.as_default())
+        self._context.enter_context(self.as_default())
         return self
 
     def __exit__(self, *exc):
@@ -450,9 +450,16 @@ class InteractiveSession(Session):
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
         _session_stack().append(self)
+        for stack in (_graph_mod._default_graph_stack, _graph_mod.unnested_defaults):
+            stack.append(self._graph)  # TF1: its graph is the default graph too (unnested)
+        self._graph_installed = True
 
     def close(self):
         super().close()
         st = _session_stack()
         if self in st:
             st.remove(self)
+        if self.__dict__.pop("_graph_installed", False):
+            for stack in (_graph_mod.unnested_defaults, _graph_mod._default_graph_stack):
+                if self._graph in stack:
+                    stack.remove(self._graph)

@@ -122,8 +122,8 @@ def _builders():
     b["RandomUniform"] = random(random_ops.random_uniform, random_ops.random_uniform_like)
     b["RandomStandardNormal"] = random(random_ops.random_normal)
     b["TruncatedNormal"] = random(random_ops.truncated_normal)
-    for t in ("Select", "SelectV2"):
-        b[t] = lambda n, x, name: array_ops.where(x[0], x[1], x[2], name=name)
+    b["Select"] = lambda n, x, name: array_ops.where(x[0], x[1], x[2], name=name)
+    b["SelectV2"] = lambda n, x, name: array_ops.where_v2(x[0], x[1], x[2], name=name)
     b["LeakyRelu"] = lambda n, x, name: nn_ops.leaky_relu(x[0], _attr(n, "alpha", 0.2),
                                                           name=name)
     b["PlaceholderWithDefault"] = lambda n, x, name: core.placeholder_with_default(

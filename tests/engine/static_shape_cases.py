@@ -221,3 +221,28 @@ def computed_shapes(tf):
             tf.reshape(x, tf.concat([tf.shape(x)[:1], [24]], 0)), x[:, tf.constant(1)],
             x[:, n - 1], tf.reduce_sum(x, axis=tf.constant(1)),
             tf.nn.dropout(x, 0.5, noise_shape=[n, 1, 6])], {x: _val(3, 4, 6)}
+
+
+@case
+def where_v1_condition_shapes(tf):
+    x = _ph(tf, [3, 4])
+    flag = tf.placeholder(tf.bool)
+    rows = tf.placeholder(tf.bool, [None])
+    same = tf.placeholder(tf.bool, [3, 4])
+    a, b = _ph(tf, [None, 4]), _ph(tf, [3, None])
+    return [tf.where(flag, x, -x), tf.where(rows, x, -x), tf.where(same, x, -x),
+            tf.where(tf.constant([True, False, True]), x, -x), tf.where(same, a, b)], \
+        {x: _val(3, 4), flag: True, rows: np.array([True, False, False]),
+         same: _val(3, 4) > 0.5, a: _val(3, 4), b: _val(3, 4)}
+
+
+@case
+def batch_norm_bool_tensor_training(tf):
+    # The statistics tf.layers.batch_normalization(training=<bool tensor>) picks.
+    x = _ph(tf, [None, 4, 4, 8])
+    training = tf.placeholder(tf.bool)
+    m, v = tf.nn.moments(x, [0, 1, 2])
+    mean = tf.where(training, m, tf.zeros([8]))
+    var = tf.where(training, v, tf.ones([8]))
+    y = tf.nn.batch_normalization(x, mean, var, tf.zeros([8]), tf.ones([8]), 1e-3)
+    return [mean, y, tf.maximum(0.2 * y, y)], {x: _val(2, 4, 4, 8), training: True}

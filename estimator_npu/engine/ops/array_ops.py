@@ -4,7 +4,7 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.ops.core import static_ints as _static_ints
+from estimator_npu.engine.ops.core import broadcast_shape, static_ints as _static_ints
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape, as_shape
 
@@ -291,6 +291,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 def _split_kernel(op, ctx):
     sections, axis = op.attrs["sections"], op.attrs["axis"]
+    if len(op.outputs) == 1:  # one part: the plan takes the array itself, not a 1-tuple
+        return lambda x: x
     if sections is None:
         sizes = op.attrs["sizes"]
 
@@ -396,7 +398,21 @@ def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return make_tensor("WhereIndices", [c], dtypes.int64, [None, c.shape.ndims], name=name)
     from estimator_npu.engine.ops.math_ops import _pair
-    from estimator_npu.engine.ops.core import broadcast_shape
+    x, y = _pair(x, y, "Select")
+    data = broadcast_shape(x.shape, y.shape, "Select")
+    if c.shape.ndims is None:  # TF1's Select: the condition never widens x / y
+        return make_tensor("Select", [c, x, y], x.dtype, data, name=name)
+    if c.shape.ndims == 1 and (data.ndims or 0) > 1:  # TF1: a vector condition picks rows
+        c = reshape(c, [-1] + [1] * (data.ndims - 1))
+    return where_v2(c, x, y, name=name)
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """Elementwise select with numpy broadcasting of condition, x and y (``tf.where_v2``)."""
+    c = convert_to_tensor(condition)
+    if x is None and y is None:
+        return where(c, name=name)
+    from estimator_npu.engine.ops.math_ops import _pair
     x, y = _pair(x, y, "Select")
     shp = broadcast_shape(broadcast_shape(c.shape, x.shape, "Select"), y.shape, "Select")
     return make_tensor("Select", [c, x, y], x.dtype, shp, name=name)
@@ -406,13 +422,12 @@ def _select_grad(op, dy):
     from estimator_npu.engine.ops.math_ops import sum_to_like
     c, x, y = op.inputs
     z = zeros_like(dy)
-    return [None, sum_to_like(where(c, dy, z), x), sum_to_like(where(c, z, dy), y)]
+    return [None, sum_to_like(where_v2(c, dy, z), x), sum_to_like(where_v2(c, z, dy), y)]
 
 
 OPS.define("Select", kernel=simple(np.where), grad=_select_grad)
 OPS.define("WhereIndices", kernel=simple(lambda c: np.argwhere(c).astype(np.int64)),
            grad=NOT_DIFFERENTIABLE)
-where_v2 = where
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

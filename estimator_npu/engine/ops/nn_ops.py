@@ -189,6 +189,9 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
         raise ValueError("softmax_cross_entropy_with_logits requires labels= and logits=")
     logits = _float_input(logits, "SoftmaxCrossEntropyWithLogits")
     labels = math_ops.cast(convert_to_tensor(labels), logits.dtype)
+    if labels.shape.ndims not in (None, logits.shape.ndims) and logits.shape.ndims is not None \
+            and labels.shape[-1:].is_compatible_with(logits.shape[-1:]):  # TF flattens each
+        labels = array_ops.reshape(labels, array_ops.shape(logits))  # (labels=[y]) as TF
     shape = _xent_shapes(labels, logits, "SoftmaxCrossEntropyWithLogits")
     op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels],
                  [(logits.dtype, shape), (logits.dtype, logits.shape)], name=name)
