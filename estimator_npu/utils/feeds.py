@@ -19,7 +19,8 @@ def expand_tuple_keys(feed_dict, out=None):
             out[k] = v
             continue
         parts = tuple(k)
-        if isinstance(k, tuple) and (not hasattr(v, "__len__") or len(v) != len(parts)):
+        if type(k).__name__ != "SparseTensor" and (not hasattr(v, "__len__") or
+                                                   len(v) != len(parts)):
             raise ValueError(f"feed_dict: the value fed for the key {k!r:.100} must "
                              f"have {len(parts)} parts (one per tensor), got "
                              f"{type(v).__name__}")
