@@ -136,8 +136,11 @@ def _model_fn(keras_model, ckpt):
 
 
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
-                       model_dir=None, config=None, checkpoint_format="saver"):
+                       model_dir=None, config=None, checkpoint_format="saver",
+                       estimator_class=None, **estimator_kwargs):
     """An ``Estimator`` for the compiled ``keras_model`` (see the module docstring).
+    ``estimator_class`` (default ``Estimator``) and ``estimator_kwargs``: what the
+    adapter's ``model_to_npu_estimator`` builds instead (an ``NPUEstimator``).
 
     Raises:
         ValueError: no model or a file path (not implemented), an uncompiled model, or a
@@ -164,8 +167,9 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     with keras_model.outputs[0].graph.as_default():
         Saver({v.op.name: v for v in keras_model.weights}, max_to_keep=None).save(
             backend.get_session(), ckpt)
-    return Estimator(_model_fn(keras_model, ckpt), model_dir=model_dir, config=config,
-                     warm_start_from=ckpt)
+    return (estimator_class or Estimator)(_model_fn(keras_model, ckpt), model_dir=model_dir,
+                                          config=config, warm_start_from=ckpt,
+                                          **estimator_kwargs)
 
 
 del dtypes, metrics_mod
