@@ -293,6 +293,11 @@ class Estimator:
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
                 allow_empty=True,
                 save_iterator_state=getattr(self._config, "exact_input_resume", True)))
+        return self._warm_started(scaffold)
+
+    def _warm_started(self, scaffold):
+        """``scaffold`` with the warm start (if any) added to its ``init_fn``: it runs only
+        where the session initializes variables, i.e. when no checkpoint is restored."""
         if self._warm_start_settings is None:
             return scaffold
         logging.info("Warm-starting with WarmStartSettings: %s", self._warm_start_settings)
@@ -323,6 +328,8 @@ class Estimator:
         checkpoint_path = self._checkpoint_to_read(checkpoint_path, "evaluate")
         with self._new_graph().as_default():
             spec, input_hooks, global_step = self._build(input_fn, ModeKeys.EVAL)
+            if checkpoint_path is None:  # TF: an untrained model is evaluated warm-started
+                spec = spec._replace(scaffold=self._warm_started(spec.scaffold))
             update_op, values = evaluation.eval_ops(spec, global_step)
             results = evaluation.run_evaluation(spec, update_op, values, input_hooks + hooks,
                                                 checkpoint_path, self._config, steps)
@@ -350,7 +357,8 @@ class Estimator:
             all_hooks = (input_hooks + hooks + list(spec.prediction_hooks) + [ProgressHook(
                 None, desc="Prediction", unit="batch", use_global_step=False,
                 log_every_n=100)])
-            creator = ChiefSessionCreator(scaffold=spec.scaffold,
+            scaffold = spec.scaffold if checkpoint_path else self._warm_started(spec.scaffold)
+            creator = ChiefSessionCreator(scaffold=scaffold,
                                           config=self._config.session_config,
                                           checkpoint_filename_with_path=checkpoint_path)
             with MonitoredSession(creator, all_hooks) as session:

@@ -136,3 +136,31 @@ def test_warm_start_errors(pretrained, tmp_path):
         WarmStartSettings("x", vars_to_warm_start=3)
     with pytest.raises(ValueError, match="ckpt_to_initialize_from"):
         WarmStartSettings("")
+
+
+def test_predict_and_evaluate_before_training_are_warm_started(tmp_path):
+    """TF's Estimator warm-starts predict and evaluate too when model_dir holds no
+    checkpoint yet (recorded with TF 2.15: predict gives the warm values, not zeros)."""
+    src = tmp_path / "src"
+    with tf.Graph().as_default():
+        tf.get_variable("w", [2], initializer=tf.constant_initializer([3.0, 4.0]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, str(src / "m.ckpt"))
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2], initializer=tf.zeros_initializer())
+        pred = features * w
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions=pred)
+        return tf.estimator.EstimatorSpec(
+            mode, loss=tf.reduce_sum(pred),
+            train_op=tf.assign_add(tf.train.get_or_create_global_step(), 1))
+
+    est = tf.estimator.Estimator(model_fn, str(tmp_path / "new"),
+                                 warm_start_from=str(src / "m.ckpt"))
+    ones = np.ones((1, 2), np.float32)
+    got = list(est.predict(lambda: tf.data.Dataset.from_tensors(ones)))
+    np.testing.assert_array_equal(got[0], [3.0, 4.0])
+    ev = est.evaluate(lambda: tf.data.Dataset.from_tensors((ones, ones)), steps=1)
+    assert ev["loss"] == 7.0 and ev["global_step"] == 0
