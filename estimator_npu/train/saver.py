@@ -244,10 +244,10 @@ class Saver:
         if write_state:
             delete = self._record(path)
             try:
+                # as TF1's Saver: paths only, no timestamps (byte-identical state file)
                 checkpoint_io.update_checkpoint_state(
                     save_dir or ".", path, self.last_checkpoints, latest_filename,
-                    [t for _, t in self._last_checkpoints], self._last_preserved,
-                    self._save_relative_paths)
+                    save_relative_paths=self._save_relative_paths)
             except OSError as e:
                 self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints
                                           if p != path]
