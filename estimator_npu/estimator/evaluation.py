@@ -90,7 +90,7 @@ def write_eval_summaries(eval_dir, results, checkpoint_path=None):
     """Writes every scalar of ``results`` (but the global step) at its global step, and,
     as TF, the evaluated ``checkpoint_path`` as a string tensor summary."""
     scalars = {}
-    for key, value in results.items():
+    for key, value in sorted(results.items()):   # TF writes them in key order
         if key == GLOBAL_STEP_KEY:
             continue
         if _is_scalar(value):

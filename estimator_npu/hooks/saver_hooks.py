@@ -45,7 +45,9 @@ def _write_graph_files(checkpoint_dir):
     graph = get_default_graph()
     meta = meta_graph.meta_graph_def(graph)
     meta_graph.write_graph(graph.as_graph_def(add_shapes=True), checkpoint_dir, "graph.pbtxt")
-    summary_io.writer_for(checkpoint_dir).add_meta_graph(meta)
+    writer = summary_io.writer_for(checkpoint_dir)
+    writer.add_graph(graph)
+    writer.add_meta_graph(meta)
 
 
 class CheckpointSaverHook(SessionRunHook):

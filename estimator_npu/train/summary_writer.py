@@ -127,6 +127,9 @@ class FileWriter:
         _write_synchronously(self._writer, flush_secs)
         if graph is not None:
             self.add_graph(graph)
+            if hasattr(graph, "as_graph_def"):  # TF's writer adds the meta graph with it
+                from estimator_npu.train import meta_graph
+                self.add_meta_graph(meta_graph.meta_graph_def(graph))
 
     def get_logdir(self):
         return self._logdir
