@@ -334,9 +334,9 @@ class Estimator:
             results = evaluation.run_evaluation(spec, update_op, values, input_hooks + hooks,
                                                 checkpoint_path, self._config, steps)
         eval_dir = os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
-        evaluation.write_eval_summaries(eval_dir, results, checkpoint_path)
         logging.info("Saving dict for global step %d: %s", results["global_step"],
                      evaluation.dict_to_str(results))
+        evaluation.write_eval_summaries(eval_dir, results, checkpoint_path)
         return results
 
     # ------------------------------------------------------------------ predict

@@ -68,12 +68,14 @@ def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, step
         all_hooks.append(StopAfterNEvalsHook(steps))
     all_hooks += list(spec.evaluation_hooks) + [final]
     logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    start = time.time()
     creator = ChiefSessionCreator(scaffold=spec.scaffold, config=config.session_config,
                                   checkpoint_filename_with_path=checkpoint_path)
     with MonitoredSession(creator, all_hooks) as session:
         while not session.should_stop():
             session.run(update_op)
-    logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    logging.info("Inference Time : %.5fs", time.time() - start)   # TF's two lines
+    logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%d-%H:%M:%S"))
     # as TF's session.run: numpy scalars (np.float32 metrics), the step an np.int64
     results = {k: (v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
                for k, v in final.final_ops_values.items()}
@@ -111,4 +113,4 @@ def write_eval_summaries(eval_dir, results, checkpoint_path=None):
 
 def dict_to_str(results):
     """``"accuracy = 0.9, global_step = 100, loss = 0.3"`` (sorted keys)."""
-    return ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
+    return ", ".join(f"{k} = {v!s}" for k, v in sorted(results.items()))  # str(np.float32)

@@ -2,6 +2,7 @@
 import glob
 import logging
 import os
+import re
 
 import numpy as np
 import pytest
@@ -99,6 +100,12 @@ def test_evaluate_equals_numpy_and_writes_summaries(trained, caplog):
     for key, value in expected_metrics(*weights(trained)).items():
         np.testing.assert_allclose(results[key], value, rtol=1e-5, atol=1e-7, err_msg=key)
     assert "Saving dict for global step 25: accuracy = " in caplog.text
+    # TF's lines, in TF's order; values as str() of the numpy scalars ("loss = 0.0123")
+    text = caplog.text
+    assert re.search(r"Inference Time : \d+\.\d{5}s", text)
+    assert re.search(r"Finished evaluation at \d{4}-\d\d-\d\d-\d\d:\d\d:\d\d", text)
+    assert text.index("Saving dict for") < text.index("Saving 'checkpoint_path' summary")
+    assert f"loss = {results['loss']!s}," in text
     for key in ("accuracy", "recall", "auc"):   # the data are not trivial
         assert 0.3 < results[key] < 0.99, (key, results[key])
     events = eval_events(os.path.join(trained.model_dir, "eval"))
