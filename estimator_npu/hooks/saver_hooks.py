@@ -46,7 +46,7 @@ def _write_graph_files(checkpoint_dir):
     meta = meta_graph.meta_graph_def(graph)
     meta_graph.write_graph(graph.as_graph_def(add_shapes=True), checkpoint_dir, "graph.pbtxt")
     writer = summary_io.writer_for(checkpoint_dir)
-    writer.add_graph(graph)
+    writer.add_graph(None, graph_def=meta.graph_def)
     writer.add_meta_graph(meta)
 
 

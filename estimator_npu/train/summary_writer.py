@@ -125,11 +125,13 @@ class FileWriter:
                                   filename_suffix=filename_suffix or "")
         self._closed = False
         _write_synchronously(self._writer, flush_secs)
-        if graph is not None:
+        if hasattr(graph, "as_graph_def"):  # TF's writer adds the meta graph with it
+            from estimator_npu.train import meta_graph
+            meta = meta_graph.meta_graph_def(graph)     # the graph serialized once
+            self.add_graph(None, graph_def=meta.graph_def)
+            self.add_meta_graph(meta)
+        elif graph is not None:
             self.add_graph(graph)
-            if hasattr(graph, "as_graph_def"):  # TF's writer adds the meta graph with it
-                from estimator_npu.train import meta_graph
-                self.add_meta_graph(meta_graph.meta_graph_def(graph))
 
     def get_logdir(self):
         return self._logdir
