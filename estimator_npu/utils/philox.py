@@ -206,7 +206,7 @@ def truncated_normal(key, counter, n, dtype):
     have = np.zeros(ngroups, np.int64)
     j = 0
     while todo.size:
-        k = 3 if j == 0 else 1                 # first pass: enough for nearly every group
+        k = 2 if j == 0 else 1                 # first pass: enough for nearly every group
         offs = base[todo][:, None] + np.arange(j, j + k, dtype=np.uint64)[None, :]
         b = blocks(key, counter, offs.reshape(-1)).reshape(todo.size, k, 4)
         if double:

@@ -64,6 +64,28 @@ def layers(tf):
     return True, fetches, 1
 
 
+def keras_layers(tf):
+    tf.set_random_seed(3)
+    x = tf.placeholder(tf.float32, [None, 4])
+    h = tf.keras.layers.Dense(5, activation="relu")(x)
+    d = tf.keras.layers.Dropout(0.5)(h, training=True)
+    out = tf.keras.layers.Dense(2)(d)
+    fetches = {v.op.name: v for v in tf.trainable_variables()}
+    fetches.update({"computed_out": out,
+                    "_feed": (x, np.linspace(0, 1, 12, dtype=np.float32).reshape(3, 4))})
+    return True, fetches, 1
+
+
+def dropout_keep_prob(tf):
+    tf.set_random_seed(4)
+    x = tf.constant(np.linspace(-3, 3, 60, dtype=np.float32).reshape(6, 10))
+    keep = tf.placeholder(tf.float32)
+    return False, {"tensor_keep": tf.nn.dropout(x, keep), "number_keep": tf.nn.dropout(x, 0.7),
+                   "rate": tf.nn.dropout(x, rate=0.3, noise_shape=[6, 1]),
+                   "layers": tf.layers.dropout(x, 0.4, training=True),
+                   "_feed": (keep, 0.7)}, 2
+
+
 def _mnist_deep_like(tf):
     """The tutorial's deep CNN, small: truncated_normal weights, constant biases,
     conv/pool, dropout with a keep_prob placeholder, Adam."""
@@ -97,7 +119,8 @@ def _mnist_deep_like(tf):
 
 
 PROGRAMS = {"ops_and_dtypes": ops_and_dtypes, "op_seed_only": op_seed_only,
-            "zero_seeds": zero_seeds, "initializers": initializers, "layers": layers}
+            "zero_seeds": zero_seeds, "initializers": initializers, "layers": layers,
+            "dropout_keep_prob": dropout_keep_prob, "keras_layers": keras_layers}
 TRAIN = {"mnist_deep_like": _mnist_deep_like}
 TF_RANDOM_TYPES = ("RandomStandardNormal", "TruncatedNormal", "RandomUniform",
                    "RandomUniformInt", "RandomShuffle")
