@@ -25,6 +25,8 @@ def ops_and_dtypes(tf):
         "shuffle_rows": tf.random_shuffle(tf.reshape(tf.range(12), [4, 3])),
         "big_truncated": tf.truncated_normal([50, 40], seed=3),
         "dropout": tf.nn.dropout(tf.ones([6, 8]), rate=0.4),
+        "multinomial": tf.multinomial(tf.log([[0.1, 0.2, 0.3, 0.4], [1.0, 1.0, 1.0, 1.0]]), 7),
+        "categorical": tf.random.categorical([[0.0, 2.0, -1.0]], 5, seed=9),
     }, 2
 
 
@@ -123,7 +125,7 @@ PROGRAMS = {"ops_and_dtypes": ops_and_dtypes, "op_seed_only": op_seed_only,
             "dropout_keep_prob": dropout_keep_prob, "keras_layers": keras_layers}
 TRAIN = {"mnist_deep_like": _mnist_deep_like}
 TF_RANDOM_TYPES = ("RandomStandardNormal", "TruncatedNormal", "RandomUniform",
-                   "RandomUniformInt", "RandomShuffle")
+                   "RandomUniformInt", "RandomShuffle", "Multinomial")
 
 
 def run_program(tf, build):
