@@ -1,13 +1,14 @@
-"""Seeded random ops with TF1 seed semantics.
+"""Seeded random ops with TF1 seed semantics and TF's values.
 
 As in TF1, an op's randomness comes from the pair (graph-level seed, op-level seed):
 
 * both unset: a fresh random sequence for every session;
-* graph seed set, op seed unset: the op seed is derived from the op's position in the
-  graph, so rebuilding the same graph reproduces the same values;
-* op seed set: reproducible for that op.
+* graph seed set, op seed unset: the op seed counts the graph's earlier random ops made
+  without an op seed (TF 2.15's ``get_seed``), so rebuilding the graph reproduces them;
+* op seed set: reproducible for that op (graph seed 87654321 when unset).
 
-Each session starts every random op's sequence afresh, like a new TF1 session.
+The values are TF's CPU kernels' for the same seeds (``utils.philox``); each session
+starts every op's generator afresh, and each run moves it on, as TF's kernels do.
 """
 import weakref
 
