@@ -278,6 +278,16 @@ def _random_nodes(op):
     dt = a["dtype"]
     seeds = a.get("seed2") or (0, 0)
     base, dev = op.name + "/" + tf_type, op.device or ""
+    if dt.is_integer:  # TF's RandomUniformInt on (shape, min, max) Consts, under the op's name
+        nodes = [_const_node(op.name + "/shape", list(shape)),
+                 _const_node(op.name + "/min", a["minval"], dt.np),
+                 _const_node(op.name + "/max", a["maxval"], dt.np)]
+        node = _raw_random_node(op.name, "RandomUniformInt", nodes[0].name, dt, seeds, dev)
+        del node.attr["dtype"]
+        node.attr["Tout"].type = dtype_enum(dt)
+        node.input.extend([nodes[1].name, nodes[2].name] + ["^" + c.name
+                                                            for c in op.control_inputs])
+        return nodes + [node]
     nodes = [_const_node(op.name + "/shape", list(shape))]
     raw = _raw_random_node(base, tf_type, nodes[0].name, dt, seeds, dev)
     nodes += [raw, _const_node(op.name + "/scale", scale, dt.np),
@@ -401,6 +411,9 @@ def op_to_nodes(op):
                 node.attr[key].type = dtype_enum(op.inputs[i].dtype)
         for key, value in attrs.items():
             if key not in _KNOWN_ATTRS:
+                continue
+            if key == "seed2" and not isinstance(value, int):   # our (seed, seed2) pair
+                node.attr["seed"].i, node.attr["seed2"].i = (int(v) for v in value or (0, 0))
                 continue
             a = _attr(value)
             if a is not None:

@@ -17,7 +17,7 @@ from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.utils import blas_governor as governor
-from estimator_npu.utils import feeds as _feeds, nest, validation
+from estimator_npu.utils import feeds as _feeds, nest, philox, validation
 
 
 class VarStore:
@@ -246,6 +246,14 @@ class Session:
         if r is None:
             seed = op.attrs.get("seed2")
             r = self._rngs.setdefault(op, np.random.default_rng(seed))
+        return r
+
+    def philox(self, op):
+        """TF's generator of a random op, kept across runs as TF's kernel keeps it."""
+        r = self._rngs.get((op, "philox"))
+        if r is None:
+            r = self._rngs.setdefault((op, "philox"),
+                                      philox.Stream(*(op.attrs.get("seed2") or (0, 0))))
         return r
 
     def resource(self, key, factory):

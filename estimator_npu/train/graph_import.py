@@ -108,19 +108,32 @@ def _builders():
                   ("Cos", math_ops.cos), ("Log1p", math_ops.log1p)]:
         b[t] = unary(fn)
     def random(fn, like=None):
-        # TF's (seed, seed2) pair: the op-level seed2 picks the stream here (values differ
-        # from TF's generator either way). The shape: a Const, or (dropout's noise) the
+        # TF's (seed, seed2) pair is the op's generator seed (same values as TF). The shape: a Const, or (dropout's noise) the
         # Shape of a tensor of the same dtype
         def build(n, x, name):
-            seed, dt, shape = _attr(n, "seed2", 0) or None, _attr(n, "dtype"), x[0]
+            dt, shape = _attr(n, "dtype"), x[0]
             if like is not None and shape.op.type == "Shape" and \
                     shape.op.inputs[0].dtype == dt:
-                return like(shape.op.inputs[0], seed=seed, name=name)
-            return fn(_const_value(shape, f"{n.op}'s shape").tolist(), dtype=dt, seed=seed,
-                      name=name)
+                out = like(shape.op.inputs[0], seed=0, name=name)
+            else:
+                out = fn(_const_value(shape, f"{n.op}'s shape").tolist(), dtype=dt, seed=0,
+                         name=name)
+            pair = [_attr(n, "seed", 0), _attr(n, "seed2", 0)]   # TF's seeds, kept as given
+            out.op.attrs["seed2"] = pair if any(pair) else None
+            return out
         return build
     b["RandomUniform"] = random(random_ops.random_uniform, random_ops.random_uniform_like)
     b["RandomStandardNormal"] = random(random_ops.random_normal)
+
+    def random_int(n, x, name):
+        lo, hi = (int(_const_value(t, f"RandomUniformInt's {w}")) for t, w in
+                  ((x[1], "minval"), (x[2], "maxval")))
+        out = random_ops.random_uniform(_const_value(x[0], "RandomUniformInt's shape").tolist(),
+                                        lo, hi, dtype=_attr(n, "Tout"), seed=0, name=name)
+        pair = [_attr(n, "seed", 0), _attr(n, "seed2", 0)]
+        out.op.attrs["seed2"] = pair if any(pair) else None
+        return out
+    b["RandomUniformInt"] = random_int
     b["TruncatedNormal"] = random(random_ops.truncated_normal)
     b["Select"] = lambda n, x, name: array_ops.where(x[0], x[1], x[2], name=name)
     b["SelectV2"] = lambda n, x, name: array_ops.where_v2(x[0], x[1], x[2], name=name)

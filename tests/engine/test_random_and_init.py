@@ -62,11 +62,15 @@ def test_graph_and_op_seed_together():
     assert not np.array_equal(a, _values(*_build(graph_seed=2, op_seed=5))[0])
 
 
-def test_graph_seed_op_seed_derives_from_position():
-    # Under a graph seed, an unseeded op's seed depends on the ops created before it.
+def test_graph_seed_op_seed_counts_earlier_unseeded_random_ops():
+    # As TF 2.15's get_seed: other ops do not move the derived op seed, random ops do.
     a = _values(*_build(graph_seed=1))[0]
-    b = _values(*_build(graph_seed=1, ops_before=1))[0]
-    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(a, _values(*_build(graph_seed=1, ops_before=1))[0])
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        first, second = tf.random_normal([5]), tf.random_normal([5])
+    assert first.op.attrs["seed2"] == [1, 0] and second.op.attrs["seed2"] == [1, 1]
 
 
 def test_two_unseeded_ops_under_a_graph_seed_differ():

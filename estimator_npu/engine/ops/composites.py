@@ -140,15 +140,26 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
 
 
 def _multinomial_kernel(op, ctx):
-    rng, n, npd = ctx.rng(op), op.attrs["n"], op.attrs["dtype"].np
+    """TF's CPU sampler: per row, a double in [0, 1) from two words of the op's generator
+    times the row's unnormalized CDF (finite logits only), found by upper bound; the rows
+    draw one after another (TF's values while its kernel runs in one shard: small batches)."""
+    from estimator_npu.utils import philox
+    n, npd = op.attrs["n"], op.attrs["dtype"].np
 
     def sample(x):
         z = np.asarray(x, np.float64)
-        p = np.exp(z - z.max(axis=1, keepdims=True))
-        cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
-        u = rng.random((z.shape[0], n))
-        return np.minimum((u[:, :, None] > cdf[:, None, :]).sum(-1),
-                          z.shape[1] - 1).astype(npd)
+        b = z.shape[0]
+        stream = ctx.philox(op)
+        counter = stream.reserve_outputs(b * ((n + 3) // 4 * 4 * 2))
+        words = philox.blocks(stream.key, counter, np.arange(-(-(b * n * 2) // 4),
+                                                             dtype=np.uint64)).reshape(-1)
+        u = philox.uint64_to_double(words[0:2 * b * n:2], words[1:2 * b * n:2]).reshape(b, n)
+        fin = np.isfinite(z)
+        top = np.where(fin, z, -np.inf).max(axis=1, keepdims=True) if z.size else z
+        cdf = np.cumsum(np.where(fin, np.exp(z - top), 0.0), axis=1)
+        return np.stack([np.searchsorted(cdf[i], u[i] * cdf[i, -1], side="right")
+                         for i in range(b)]).astype(npd) if b and z.shape[1] else \
+            np.zeros((b, n), npd)
     return sample
 
 

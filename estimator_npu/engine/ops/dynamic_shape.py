@@ -111,23 +111,8 @@ def random_dynamic(op_type, shape, dtype, seed, name, **attrs):
 
 def _random_kernel(kind):
     def factory(op, ctx):
-        a, rng = op.attrs, ctx.rng(op)
-        npd = a["dtype"].np
-
-        def sample(s):
-            shape = tuple(int(d) for d in s)
-            if kind == "uniform":
-                if a["dtype"].is_integer:
-                    return rng.integers(a["minval"], a["maxval"], size=shape).astype(npd)
-                return rng.uniform(a["minval"], a["maxval"], size=shape).astype(npd)
-            z = rng.standard_normal(shape)
-            if kind == "truncated":
-                bad = np.abs(z) > 2.0
-                while bad.any():
-                    z[bad] = rng.standard_normal(int(bad.sum()))
-                    bad = np.abs(z) > 2.0
-            return (z * a["stddev"] + a["mean"]).astype(npd)
-        return sample
+        from estimator_npu.engine.ops.random_ops import draw
+        return lambda s: draw(kind, op, ctx, tuple(int(d) for d in s), op.attrs)
     return factory
 
 

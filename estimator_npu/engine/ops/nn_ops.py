@@ -467,7 +467,10 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     else:
         rnd = random_uniform_like(x, seed=seed)
     keep = math_ops.cast(math_ops.greater_equal(rnd, rate), x.dtype)
-    out = math_ops.multiply(x * keep, 1.0 / (1.0 - rate), name=name)
+    if isinstance(rate, (int, float)):  # TF: x * (1 / keep_prob); x / (1 - rate) for tensors
+        out = math_ops.multiply(x * keep, 1.0 / (1.0 - rate), name=name)
+    else:
+        out = math_ops.divide(x * keep, 1.0 - rate, name=name)
     out.set_shape(x.shape)  # a rate of unknown shape broadcasts to x's shape (TF1 does this)
     return out
 

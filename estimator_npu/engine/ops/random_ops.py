@@ -1,14 +1,17 @@
-"""Seeded random ops with TF1 seed semantics.
+"""Seeded random ops with TF1 seed semantics and TF's values.
 
 As in TF1, an op's randomness comes from the pair (graph-level seed, op-level seed):
 
 * both unset: a fresh random sequence for every session;
-* graph seed set, op seed unset: the op seed is derived from the op's position in the
-  graph, so rebuilding the same graph reproduces the same values;
-* op seed set: reproducible for that op.
+* graph seed set, op seed unset: the op seed counts the graph's earlier random ops made
+  without an op seed (TF 2.15's ``get_seed``), so rebuilding the graph reproduces them;
+* op seed set: reproducible for that op (graph seed 87654321 when unset).
 
-Each session starts every random op's sequence afresh, like a new TF1 session.
+The values are TF's CPU kernels' for the same seeds (``utils.philox``); each session
+starts every op's generator afresh, and each run moves it on, as TF's kernels do.
 """
+import weakref
+
 import numpy as np
 
 from estimator_npu.engine import dtypes
@@ -16,18 +19,30 @@ from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.core import make_tensor
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.engine.shape import as_shape
+from estimator_npu.utils import philox
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2 ** 31 - 1
+_unseeded_ops = weakref.WeakKeyDictionary()   # graph -> random ops made without op seed
+
+
 def get_seed(op_seed):
-    """Returns the ``(graph_seed, op_seed)`` pair TF1 would use (``None`` when unseeded)."""
+    """The ``(graph_seed, op_seed)`` pair TF1 uses (``None`` when unseeded): with a graph
+    seed and no op seed, the op seed counts the graph's earlier such ops, as TF's does."""
     g = get_default_graph()
     if g.seed is not None:
-        return g.seed, (int(op_seed) if op_seed is not None else len(g._ops))
-    if op_seed is not None:
-        return 87654321, int(op_seed)
-    return None, None
+        if op_seed is None:
+            op_seed = _unseeded_ops.setdefault(g, 0)
+            _unseeded_ops[g] += 1
+        seeds = int(g.seed) % _MAXINT32, int(op_seed) % _MAXINT32
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32
+    else:
+        return None, None
+    return (0, _MAXINT32) if seeds == (0, 0) else seeds
 
 
 def _random(op_type, shape, dtype, seed, name, **attrs):
@@ -92,33 +107,33 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     return _random("RandomUniform", shape, dt, seed, name, minval=minval, maxval=maxval)
 
 
-def _normal_kernel(op, ctx):
-    a = op.attrs
-    rng, shape, npd = ctx.rng(op), a["shape"], a["dtype"].np
-    return lambda: (rng.standard_normal(shape) * a["stddev"] + a["mean"]).astype(npd)
+def draw(kind, op, ctx, shape, attrs):
+    """One run's samples of a random op from its TF generator (``utils.philox``), scaled
+    in the op's dtype as TF's ``rnd * stddev + mean`` / ``rnd * (max - min) + min``."""
+    dt = attrs["dtype"]
+    n = int(np.prod(shape, dtype=np.int64))
+    stream = ctx.philox(op)
+    counter = stream.reserve_outputs(n)
+    if kind == "uniform" and dt.is_integer:
+        return philox.uniform_int(stream.key, counter, n, attrs["minval"], attrs["maxval"],
+                                  dt.np).reshape(shape)
+    npd = np.dtype(dt.np)
+    raw_dt = npd if npd in (np.float16, np.float32, np.float64) else np.float32
+    fn = {"normal": philox.normal, "truncated": philox.truncated_normal,
+          "uniform": philox.uniform}[kind]
+    z = fn(stream.key, counter, n, raw_dt).astype(npd, copy=False).reshape(shape)
+    if kind == "uniform":
+        lo, hi = npd.type(attrs.get("minval", 0.0)), npd.type(attrs.get("maxval", 1.0))
+        return z * (hi - lo) + lo
+    return z * npd.type(attrs["stddev"]) + npd.type(attrs["mean"])
 
 
-def _truncated_kernel(op, ctx):
-    a = op.attrs
-    rng, shape, npd = ctx.rng(op), a["shape"], a["dtype"].np
-
-    def sample():
-        z = rng.standard_normal(shape)
-        bad = np.abs(z) > 2.0
-        while bad.any():
-            z[bad] = rng.standard_normal(int(bad.sum()))
-            bad = np.abs(z) > 2.0
-        return (z * a["stddev"] + a["mean"]).astype(npd)
-    return sample
+def _kernel(kind):
+    return lambda op, ctx: (lambda: draw(kind, op, ctx, op.attrs["shape"], op.attrs))
 
 
-def _uniform_kernel(op, ctx):
-    a = op.attrs
-    rng, shape, dt = ctx.rng(op), a["shape"], a["dtype"]
-    lo, hi = a["minval"], a["maxval"]
-    if dt.is_integer:
-        return lambda: rng.integers(lo, hi, size=shape).astype(dt.np)
-    return lambda: rng.uniform(lo, hi, size=shape).astype(dt.np)
+_normal_kernel, _truncated_kernel, _uniform_kernel = (_kernel("normal"), _kernel("truncated"),
+                                                      _kernel("uniform"))
 
 
 OPS.define("RandomNormal", kernel=_normal_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
@@ -135,8 +150,7 @@ def random_uniform_like(x, seed=None, name=None):
 
 
 def _uniform_like_kernel(op, ctx):
-    rng = ctx.rng(op)
-    return lambda x: rng.random(np.shape(x)).astype(np.result_type(x))
+    return lambda x: draw("uniform", op, ctx, np.shape(x), {"dtype": op.outputs[0].dtype})
 
 
 OPS.define("RandomUniformLike", kernel=_uniform_like_kernel, grad=NOT_DIFFERENTIABLE,
@@ -151,5 +165,15 @@ def random_shuffle(value, seed=None, name=None):
     return make_tensor("RandomShuffle", [x], x.dtype, x.shape, {"seed2": seed2}, name=name)
 
 
-OPS.define("RandomShuffle", kernel=lambda op, ctx: (lambda x, _r=ctx.rng(op): _r.permutation(x)),
-           grad=NOT_DIFFERENTIABLE, stateful=True)
+def _shuffle_kernel(op, ctx):
+    def shuffle(x):
+        x = np.asarray(x)
+        if x.size <= 1 or x.shape[0] <= 1:   # TF draws nothing then
+            return x
+        stream = ctx.philox(op)
+        counter = stream.reserve(philox.shuffle_words(x.shape[0]))
+        return x[philox.shuffle_permutation(stream.key, counter, x.shape[0])]
+    return shuffle
+
+
+OPS.define("RandomShuffle", kernel=_shuffle_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
