@@ -74,7 +74,7 @@ def use_flat(rule, n_tensors, n_elements, need_flat_grads):
 
 _MAX_CACHED_RANGES = 256
 # Flat updates are split across the thread pool in pieces of at least this many elements.
-_SPLIT_MIN = 1 << 17
+_SPLIT_MIN = 1 << 18  # as threads.MIN_SIZE (hand-offs cost 20-80 us on the reference VM)
 # Every this many updates the slots' subnormal values are flushed to zero (TF's CPU kernels
 # run with flush-to-zero; subnormals make numpy's elementwise ops 2-3x slower).
 _FLUSH_EVERY = 16
