@@ -197,7 +197,11 @@ class Estimator:
         return spec, input_hooks, global_step
 
     def _checkpoint_to_read(self, checkpoint_path, what):
-        path = checkpoint_path or recovery.latest_intact_checkpoint(self._model_dir)
+        # the newest checkpoint whose index and file sizes are intact; its restore reads
+        # and checks every byte once (and falls back to the newest intact one on damage:
+        # the session creator's ``fallback_dir``)
+        path = checkpoint_path or recovery.find(self._model_dir, warn=False,
+                                                check=recovery.quick_check).path
         if path is None:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to %s.", self._model_dir, what)
@@ -325,14 +329,16 @@ class Estimator:
         hooks = _check_hooks(hooks)
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str, given: {type(name).__name__}: {name!r}")
+        fallback = None if checkpoint_path else self._model_dir
         checkpoint_path = self._checkpoint_to_read(checkpoint_path, "evaluate")
         with self._new_graph().as_default():
             spec, input_hooks, global_step = self._build(input_fn, ModeKeys.EVAL)
             if checkpoint_path is None:  # TF: an untrained model is evaluated warm-started
                 spec = spec._replace(scaffold=self._warm_started(spec.scaffold))
             update_op, values = evaluation.eval_ops(spec, global_step)
-            results = evaluation.run_evaluation(spec, update_op, values, input_hooks + hooks,
-                                                checkpoint_path, self._config, steps)
+            results, checkpoint_path = evaluation.run_evaluation(
+                spec, update_op, values, input_hooks + hooks, checkpoint_path, self._config,
+                steps, fallback_dir=fallback)
         eval_dir = os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
         logging.info("Saving dict for global step %d: %s", results["global_step"],
                      evaluation.dict_to_str(results))
@@ -350,6 +356,7 @@ class Estimator:
                 dict predictions of different batch lengths.
         """
         hooks = _check_hooks(hooks)
+        fallback = None if checkpoint_path else self._model_dir
         checkpoint_path = self._checkpoint_to_read(checkpoint_path, "predict")
         with self._new_graph().as_default():
             spec, input_hooks, _ = self._build(input_fn, ModeKeys.PREDICT)
@@ -361,6 +368,7 @@ class Estimator:
             creator = ChiefSessionCreator(scaffold=scaffold,
                                           config=self._config.session_config,
                                           checkpoint_filename_with_path=checkpoint_path)
+            creator.fallback_dir = fallback
             with MonitoredSession(creator, all_hooks) as session:
                 while not session.should_stop():
                     values = session.run(predictions)

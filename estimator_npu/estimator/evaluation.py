@@ -59,8 +59,11 @@ def eval_ops(spec, global_step):
     return update_op, values
 
 
-def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, steps):
-    """Runs the loop of the module docstring; returns the metric values (numpy)."""
+def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, steps,
+                   fallback_dir=None):
+    """Runs the loop of the module docstring; returns the metric values (numpy) and the
+    checkpoint restored (``checkpoint_path``, or with ``fallback_dir`` the newest intact
+    checkpoint of that directory when the restore of ``checkpoint_path`` finds damage)."""
     final = FinalOpsHook(values)
     all_hooks = list(hooks) + [ProgressHook(steps, desc="Evaluation", use_global_step=False,
                                             log_every_n=None if steps else 100)]
@@ -71,7 +74,9 @@ def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, step
     start = time.time()
     creator = ChiefSessionCreator(scaffold=spec.scaffold, config=config.session_config,
                                   checkpoint_filename_with_path=checkpoint_path)
+    creator.fallback_dir = fallback_dir
     with MonitoredSession(creator, all_hooks) as session:
+        checkpoint_path = creator.restored_path
         while not session.should_stop():
             session.run(update_op)
     logging.info("Inference Time : %.5fs", time.time() - start)   # TF's two lines
@@ -80,7 +85,7 @@ def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, step
     results = {k: (v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
                for k, v in final.final_ops_values.items()}
     results[GLOBAL_STEP_KEY] = np.int64(results[GLOBAL_STEP_KEY])
-    return results
+    return results, checkpoint_path
 
 
 def _is_scalar(value):

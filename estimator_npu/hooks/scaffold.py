@@ -145,6 +145,11 @@ class ChiefSessionCreator:
         self._config = config
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
+        # evaluate/predict: checkpoint_filename_with_path is the newest checkpoint of this
+        # directory, chosen by its index only; if its restore finds damage, the newest
+        # intact one of the directory is restored instead (``restored_path`` says which)
+        self.fallback_dir = None
+        self.restored_path = None
 
     @property
     def scaffold(self):
@@ -156,7 +161,10 @@ class ChiefSessionCreator:
         sess = Session(self._master, graph=get_default_graph(), config=self._config)
         try:
             ckpt = self._checkpoint_filename_with_path
-            if ckpt:
+            if ckpt and self.fallback_dir:
+                ckpt = recovery.restore_newest(
+                    self.fallback_dir, lambda prefix: scaffold.saver.restore(sess, prefix)).path
+            elif ckpt:
                 scaffold.saver.restore(sess, ckpt)
             elif ckpt is None and self._checkpoint_dir:
                 # the newest intact checkpoint, restored as it is checked (one read); a
@@ -173,6 +181,7 @@ class ChiefSessionCreator:
                     if hasattr(scaffold.saver, "restore_iterator_state"):
                         # training resumes: iterators continue where it was saved
                         scaffold.saver.restore_iterator_state(sess, ckpt)
+            self.restored_path = ckpt or None
             if not ckpt:
                 sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
                 if scaffold.init_fn is not None:

@@ -14,10 +14,10 @@ checks every byte it returns (block checksums of the index, per-tensor crc32c).
 Problems raise ``errors.DataLossError`` / ``errors.NotFoundError`` naming the file and,
 where there is one, the tensor.
 """
+import itertools
 import os
 import struct
 import threading
-
 
 import google_crc32c
 import numpy as np
@@ -30,6 +30,11 @@ from estimator_npu.train import sstable
 INDEX_SUFFIX = ".index"
 BUNDLE_VERSION = 1
 _CHUNK = 1 << 20      # crc32c and write in pieces that stay in the CPU cache
+_PARALLEL_BYTES = 8 << 20   # reads at least this large are shared by threads
+try:
+    _WORKERS = max(1, min(4, len(os.sched_getaffinity(0))))
+except (AttributeError, OSError):
+    _WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 _DT_BY_NAME = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
                "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14,
@@ -299,22 +304,20 @@ class BundleReader:
         """
         slot = self._slot
         order = sorted(names, key=lambda n: slot(n)[:2]) if len(names) > 1 else names
-        values, check = {}, self._check_crc
-        scratch = np.empty(_CHUNK, np.uint8) if check_only else None   # this call's own
+        values, jobs = {}, []
         for name in order:
             path, offset, size, dt, shape = slot(name)
             df = self._file(path, name)
             if dt is None:
                 value = self._strings(name, path, bytes(df.read(offset, size, name)[0]),
                                       shape)
-            elif check_only:
-                check(name, df.checksum(offset, size, name, scratch))
-                continue
             else:
-                value = np.empty(shape, dt)
-                check(name, df.read(offset, size, name, value.reshape(-1).view(np.uint8))[1])
+                value = None if check_only else np.empty(shape, dt)
+                jobs.append((name, df, offset, size,
+                             None if check_only else value.reshape(-1).view(np.uint8)))
             if not check_only:
                 values[name] = value
+        self._run(jobs)
         if check_only:
             return None
         if self._swap:
@@ -328,6 +331,58 @@ class BundleReader:
                 np.copyto(dest, value)
                 values[name] = dest
         return values
+
+    def _run(self, jobs):
+        """Reads and checks ``jobs`` (``(name, data file, offset, size, destination uint8
+        view or None: check only)``, in file order). A large read is shared by up to
+        ``_WORKERS`` threads, each taking the next tensor in file order and checking it
+        piece by piece on its own core while the others read (the reads release the
+        GIL), so the time is about the larger of reading and checksumming rather than
+        their sum. A failure is raised for the first failing tensor in file order, after
+        every thread has stopped."""
+        check = self._check_crc
+        workers = min(_WORKERS, len(jobs))
+        if workers < 2 or sum(j[3] for j in jobs) < _PARALLEL_BYTES:
+            scratch = None
+            for name, df, offset, size, dest in jobs:
+                if dest is None:
+                    if scratch is None:
+                        scratch = np.empty(_CHUNK, np.uint8)
+                    check(name, df.checksum(offset, size, name, scratch))
+                else:
+                    check(name, df.read(offset, size, name, dest)[1])
+            return
+        claim, failed = itertools.count(), {}
+
+        def work():
+            scratch = None
+            try:
+                while not failed:
+                    i = next(claim)         # atomic: each job is taken by one thread
+                    if i >= len(jobs):
+                        return
+                    name, df, offset, size, dest = jobs[i]
+                    try:
+                        if dest is None:
+                            if scratch is None:
+                                scratch = np.empty(_CHUNK, np.uint8)
+                            check(name, df.checksum(offset, size, name, scratch))
+                        else:
+                            check(name, df.read(offset, size, name, dest)[1])
+                    except BaseException as e:      # raised by the caller's thread
+                        failed[i] = e
+            except BaseException as e:              # e.g. MemoryError in the loop
+                failed[-1] = e
+        threads = [threading.Thread(target=work, daemon=True) for _ in range(workers - 1)]
+        for t in threads:
+            t.start()
+        try:
+            work()
+        finally:
+            for t in threads:
+                t.join()
+        if failed:
+            raise failed[min(failed)]
 
     def verify(self):
         """Checks every byte of every tensor, without keeping any value."""

@@ -219,6 +219,49 @@ def test_damaged_latest_found_by_the_restore_is_verified_then_skipped(trained, d
     assert calls in ([], ["model.ckpt-20"])
 
 
+def _eval_estimator(model_dir):
+    def eval_model_fn(features, labels, mode):
+        y = tf.matmul(features, tf.get_variable("w", [3, 1]))
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"y": y})
+        return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_mean(tf.square(y - labels)))
+    return tf.estimator.Estimator(eval_model_fn, model_dir)
+
+
+@pytest.mark.parametrize("damage", [None, "flipped data byte", "truncated data"])
+def test_evaluate_and_predict_read_the_checkpoint_once(trained, damage, monkeypatch,
+                                                       caplog):
+    """No verification pass before the restore: the restore of the newest checkpoint is
+    its check; a damaged one found by the restore is verified, skipped with a warning,
+    and the newest intact one is evaluated (and named in the eval summary)."""
+    if damage:
+        DAMAGES[damage](os.path.join(trained, "model.ckpt-20"))
+    calls = _count_verifications(monkeypatch)
+    reads = []
+    original = tf.train.Saver.restore
+
+    def counting(self, sess, path):
+        reads.append(os.path.basename(path))
+        return original(self, sess, path)
+    monkeypatch.setattr(tf.train.Saver, "restore", counting)
+    est = _eval_estimator(trained)
+    with caplog.at_level(logging.WARNING, logger="estimator_npu"):
+        result = est.evaluate(lambda: tf.data.Dataset.from_tensors((X, Y)), steps=1)
+        preds = list(est.predict(lambda: tf.data.Dataset.from_tensors(X)))
+    want = 15 if damage else 20
+    assert result["global_step"] == want
+    w = tf.train.load_variable(os.path.join(trained, f"model.ckpt-{want}"), "w")
+    np.testing.assert_allclose([p["y"] for p in preds], X @ w, rtol=1e-6)
+    if damage is None:
+        assert calls == [] and reads == ["model.ckpt-20"] * 2
+    else:
+        assert "model.ckpt-20" in caplog.text and "skipped" in caplog.text
+        assert reads.count("model.ckpt-15") == 2
+        assert set(calls) <= {"model.ckpt-20"}
+    events = os.path.join(trained, "eval")
+    assert os.path.isdir(events)
+
+
 def test_max_steps_reached_by_a_damaged_latest_still_trains_from_the_intact_one(trained):
     _flip(os.path.join(trained, "model.ckpt-20.data-00000-of-00001"))
     hook = FirstStep()

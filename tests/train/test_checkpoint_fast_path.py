@@ -9,6 +9,8 @@ swapped arrays), and corruption detected before any variable changes.
 """
 import os
 import shutil
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -399,3 +401,44 @@ def test_atomic_write_starts_the_disk_write_as_it_goes(tmp_path, monkeypatch):
     with open(path, "rb") as f:
         assert f.read() == b"".join(chunks)
     assert calls == [(0, 1400), (1400, 1400), (2800, 1400), (4200, 1400), (5600, 1400)]
+
+
+@pytest.mark.parametrize("check_only", [False, True])
+def test_threaded_read_checks_every_tensor_and_names_the_first_damaged(tmp_path,
+                                                                       monkeypatch,
+                                                                       check_only):
+    """Large reads are shared by threads: the values are still exact, each tensor is read
+    by one thread, and with two damaged tensors the error names the first in file order
+    (whichever thread found which)."""
+    monkeypatch.setattr(tensor_bundle, "_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(tensor_bundle, "_WORKERS", 3)
+    monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)
+    path, values = _saved(tmp_path, seed=5)
+    threads, original = {}, tensor_bundle._DataFile._read_crc
+
+    def recording(self, buf, offset, size, name, reuse):
+        threads.setdefault(name, set()).add(threading.get_ident())
+        time.sleep(0.005)                   # a slow disk: the other threads take jobs
+        return original(self, buf, offset, size, name, reuse)
+    monkeypatch.setattr(tensor_bundle._DataFile, "_read_crc", recording)
+    reader = checkpoint_io.CheckpointReader(path)
+    if check_only:
+        reader.verify()
+    else:
+        got = reader.read_many(list(values))
+        for n, want in values.items():
+            _exact(got[n], want)
+    assert all(len(t) == 1 for t in threads.values())
+    assert len(set().union(*threads.values())) > 1          # more than one thread read
+    entries = reader._index.entries
+    by_offset = sorted((n for n in values if entries[n].size), key=lambda n:
+                       entries[n].offset)
+    first, second = by_offset[1], by_offset[-1]
+    data = path + checkpoint_io.DATA_SUFFIX
+    _flip(data, entries[first].offset)
+    _flip(data, entries[second].offset + entries[second].size - 1)
+    for _ in range(3):
+        with pytest.raises(errors.DataLossError) as info:
+            reader.verify() if check_only else reader.read_many(list(values))
+        assert data in str(info.value) and repr(first) in str(info.value)
+    reader.close()
