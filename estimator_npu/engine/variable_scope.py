@@ -224,8 +224,8 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
         raise ValueError(f"Variable {full} does not exist, or was not created with "
                          "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          "VarScope?")
-    dt = dtypes.as_dtype(dtype or dtypes.float32)
-    init = initializer
+    init = initializer  # as TF, a tensor initializer gives its own dtype (dtype is ignored)
+    dt = init.dtype.base_dtype if hasattr(init, "op") else dtypes.as_dtype(dtype or dtypes.float32)
     if init is None:
         init = init_ops.glorot_uniform_initializer() if dt.is_floating else \
             init_ops.zeros_initializer()
