@@ -317,7 +317,11 @@ class Session:
         feed_dict = _feeds.expand_tuple_keys(feed_dict) if feed_dict else feed_dict
         fkey = _fetch_key(fetches)
         key = (fkey, frozenset(feed_dict) if feed_dict else None)
-        entry = self._plans.get(key)
+        try:
+            entry = self._plans.get(key)
+        except TypeError:  # an unhashable fetch (a numpy array): _resolve names it
+            self._compile_run(fetches, feed_dict)
+            raise
         if entry is None:
             entry = self._plans[key] = self._compile_run(fetches, feed_dict)
         plan, convs, pack = entry
@@ -344,7 +348,9 @@ class Session:
         finally:
             _errstate.restore(token)
         if True in plan.fetch_alias:
-            out = [np.array(v) if a and isinstance(v, np.ndarray) else v
+            # a fetched variable is a copy; a 0-d one a numpy scalar, as TF returns
+            out = [(v[()] if v.ndim == 0 else np.array(v))
+                   if a and isinstance(v, np.ndarray) else v
                    for v, a in zip(out, plan.fetch_alias)]
         return pack(out)
 

@@ -420,3 +420,30 @@ def test_make_callable(sess):
     x = tf.placeholder(tf.float32, [])
     f = sess.make_callable(x * 3.0, [x])
     assert f(2.0) == 6.0 and f(1.0) == 3.0
+
+
+def test_fetched_scalars_are_numpy_scalars_as_tf_returns():
+    # TF 2.15: sess.run of a 0-d variable gives numpy.float32 / numpy.int64, not a 0-d
+    # array, so ``saver.save(sess, path, sess.run(global_step))`` takes it as an integer.
+    import estimator_npu as tf
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(1.5)
+        m = tf.Variable(np.ones((2, 2), np.float32))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_step, got_v, got_m = sess.run([step, v, m])
+            assert type(got_step) is np.int64 and got_step == 0
+            assert type(got_v) is np.float32 and got_v == 1.5
+            assert isinstance(got_m, np.ndarray) and got_m.shape == (2, 2)
+            got_m[0, 0] = 7.0  # a copy: the variable keeps its value
+            assert sess.run(m)[0, 0] == 1.0
+
+
+def test_fetching_a_numpy_array_is_a_type_error_naming_it():
+    import estimator_npu as tf
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(TypeError, match=r"Fetch argument array\(5\) has invalid type"):
+            sess.run(np.array(5))
+        with pytest.raises(TypeError, match="invalid type"):
+            sess.run([np.zeros(2)])
