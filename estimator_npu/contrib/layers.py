@@ -1,11 +1,13 @@
 """``tf.contrib.layers``: TF-Slim-era layers, initializers and regularizers (re-exports)."""
 from estimator_npu.layers.arg_scope import add_arg_scope, arg_scope  # noqa: F401
 from estimator_npu.layers.functional import layer_norm  # noqa: F401
-from estimator_npu.layers.slim_init import (l1_regularizer, l2_regularizer,  # noqa: F401
+from estimator_npu.layers.slim_init import (apply_regularization, l1_regularizer,  # noqa: F401
+                                            l2_regularizer,
                                             sum_regularizer, variance_scaling_initializer,
                                             xavier_initializer, xavier_initializer_conv2d)
 from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  # noqa: F401
-                                              convolution2d, dropout, flatten,
+                                              conv2d_transpose, convolution2d,
+                                              convolution2d_transpose, dropout, flatten,
                                               fully_connected, max_pool2d, model_variable,
                                               one_hot_encoding, repeat, softmax, stack,
                                               variable)

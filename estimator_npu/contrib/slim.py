@@ -7,7 +7,8 @@ from estimator_npu.layers.slim_init import (l1_regularizer, l2_regularizer,  # n
                                             sum_regularizer, variance_scaling_initializer,
                                             xavier_initializer, xavier_initializer_conv2d)
 from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  # noqa: F401
-                                              convolution2d, dropout, flatten,
+                                              conv2d_transpose, convolution2d,
+                                              convolution2d_transpose, dropout, flatten,
                                               fully_connected, get_model_variables,
                                               get_trainable_variables, get_variables,
                                               get_variables_by_name, get_variables_to_restore,

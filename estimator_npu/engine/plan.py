@@ -241,6 +241,12 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
     snapped = {}  # fetched tensor -> the name of its snapshot
     end_reads = {}  # fetched global step -> the expression reading it at the end
     ident = names["__idents__"]
+    codes = {}  # line index -> its code, without the comment
+
+    def add(code, comment):
+        codes[len(lines)] = code
+        lines.append(code + comment)
+
     for s in steps:
         op = s.op
         comment = f"  # {op.type} {op.name}"
@@ -256,9 +262,9 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
                 end_reads[op.outputs[0]] = s.inline
             v = ident.make("t_", op.name)
             names[op.outputs[0]] = v
-            lines.append(f"    {v} = {s.inline}{comment}")
+            add(f"    {v} = {s.inline}", comment)
             line_ops[len(lines)] = op
-            _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
+            _emit_snapshots(op, names, snap, snapped, add, ns, ident)
             continue
         args = ", ".join(fresh[t] if t in stale else names[t] for t in op.inputs)
         if getattr(s.kernel, "passes_inputs", False) and len(op.outputs) == 1:
@@ -266,9 +272,9 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
             # an assignment, not a call
             out = names[op.outputs[0]] = ident.make("t_", op.name)
             value = args if len(op.inputs) == 1 else f"({args}, )"
-            lines.append(f"    {out} = {value}{comment}")
+            add(f"    {out} = {value}", comment)
             line_ops[len(lines)] = op
-            _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
+            _emit_snapshots(op, names, snap, snapped, add, ns, ident)
             continue
         k = ident.make("k_", op.name)
         ns[k] = s.kernel
@@ -281,13 +287,13 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
         for t, o in zip(op.outputs, outs):
             names[t] = o
         if not outs:
-            lines.append(f"    {k}({args}){comment}")
+            add(f"    {k}({args})", comment)
         elif len(outs) == 1:
-            lines.append(f"    {outs[0]} = {k}({args}){comment}")
+            add(f"    {outs[0]} = {k}({args})", comment)
         else:
-            lines.append(f"    {', '.join(outs)}, = {k}({args}){comment}")
+            add(f"    {', '.join(outs)}, = {k}({args})", comment)
         line_ops[len(lines)] = op
-        _emit_snapshots(op, names, snap, snapped, lines, ns, ident)
+        _emit_snapshots(op, names, snap, snapped, add, ns, ident)
     rets = []
     alias = []
     for t in targets:
@@ -298,6 +304,7 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
         else:
             rets.append("None")
             alias.append(False)
+    _free_after_last_use(lines, codes, rets)
     lines.append("    return (" + "".join(r + ", " for r in rets) + ")")
     source = "\n".join(lines)
     filename = f"<plan {next(_plan_ids)}: {len(steps)} ops>"
@@ -385,11 +392,47 @@ def compile_plan(ctx, targets, feeds):
     return emit(ctx, steps, targets, feeds, fed, ns, names, initialized, snap, step_reads)
 
 
+_ASSIGNED = re.compile(r"^    ([A-Za-z_][\w, ]*?),? = ")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _free_after_last_use(lines, codes, rets):
+    """Appends ``; del x`` to the line that last uses each plan local (fed values and
+    kernel outputs), so that an intermediate array is released as soon as nothing later
+    needs it, as TF frees a tensor when its last consumer has run. Without it every
+    intermediate of the plan stays alive until the plan returns, and a forward pass over
+    a large batch (or an unrolled RNN) holds all its activations at once. ``codes`` maps
+    a line index to its code part (before the ``# OpType op`` comment); returned names
+    and names used by no line are left alone."""
+    kept = set(rets)
+    params = _IDENT.findall(lines[0][len("def _plan("):])
+    defined = set(params)
+    last = {}
+    for i in sorted(codes):
+        code = codes[i]
+        m = _ASSIGNED.match(code)
+        targets = set(_IDENT.findall(m.group(1))) if m else set()
+        used = code[m.end():] if m else code
+        for name in _IDENT.findall(used):
+            if name in defined:
+                last[name] = i
+        defined |= targets
+        for name in targets:
+            last[name] = i
+    by_line = {}
+    for name, i in last.items():
+        if name not in kept:
+            by_line.setdefault(i, []).append(name)
+    for i, names in by_line.items():
+        code = codes[i]
+        lines[i] = code + "; del " + ", ".join(sorted(names)) + lines[i][len(code):]
+
+
 def _copy_if_array(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-def _emit_snapshots(op, names, snap, snapped, lines, ns, ident):
+def _emit_snapshots(op, names, snap, snapped, add, ns, ident):
     """Adds ``s_x = copy(t_x)`` right after ``op`` for its outputs in ``snap``."""
     if not snap:
         return
@@ -397,7 +440,7 @@ def _emit_snapshots(op, names, snap, snapped, lines, ns, ident):
         if t in snap:
             name = snapped[t] = ident.make("s_", t.name)
             ns["_copy_if_array"] = _copy_if_array
-            lines.append(f"    {name} = _copy_if_array({names[t]})  # snapshot of {t.name}")
+            add(f"    {name} = _copy_if_array({names[t]})", f"  # snapshot of {t.name}")
 
 
 def reraise_from_plan(plan, exc):

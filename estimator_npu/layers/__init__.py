@@ -4,13 +4,13 @@ from estimator_npu.layers.base import Layer  # noqa: F401
 from estimator_npu.layers.classes import (AveragePooling2D, BatchNormalization,  # noqa: F401
                                           Conv2D, Conv2DTranspose, Dense, Dropout, Flatten,
                                           MaxPooling2D)
-from estimator_npu.layers.conv_extra import conv2d_transpose, separable_conv2d  # noqa: F401
+from estimator_npu.layers.conv_extra import conv1d, conv2d_transpose, separable_conv2d  # noqa: F401
 from estimator_npu.layers.functional import (average_pooling2d, batch_normalization,  # noqa
                                              conv2d, dense, dropout, flatten, layer_norm,
                                              max_pooling2d)
 
 __all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
-           "batch_normalization", "layer_norm", "conv2d_transpose", "separable_conv2d",
+           "batch_normalization", "layer_norm", "conv1d", "conv2d_transpose", "separable_conv2d",
            "Layer", "Dense", "Conv2D", "Conv2DTranspose", "MaxPooling2D", "AveragePooling2D",
            "Flatten", "Dropout", "BatchNormalization", "Convolution2D",
            "Convolution2DTranspose", "Deconvolution2D", "MaxPool2D", "AveragePool2D"]

@@ -2,7 +2,8 @@
 ``conv2d_transpose/kernel [kh, kw, filters, in]``, ``separable_conv2d/depthwise_kernel``,
 ``pointwise_kernel``, ``bias``)."""
 from estimator_npu.engine import dtypes, init_ops
-from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_extra_ops, nn_ops
+from estimator_npu.engine.ops import (array_ops, composites, conv_ops, math_ops, nn_extra_ops,
+                                      nn_ops)
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
 from estimator_npu.layers.functional import (_apply_extras, _data_format, _float_inputs,
@@ -112,3 +113,52 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                                 regularizer=bias_regularizer, trainable=trainable)
             y = nn_ops.bias_add(y, math_ops.cast(bias, x.dtype), data_format=fmt)
         return _apply_extras(y, activation, activity_regularizer)
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 1-D convolution layer over ``[batch, width, channels]``: variables
+    ``conv1d/kernel [k, in, filters]`` and ``conv1d/bias [filters]``; ``valid`` output
+    width ``ceil((w - (k - 1) * dilation) / stride)``, ``same`` ``ceil(w / stride)``."""
+    x = _float_inputs(inputs, "conv1d")
+    if data_format not in ("channels_last", "NWC"):
+        raise ValueError(f"conv1d: data_format must be 'channels_last', got {data_format!r}")
+    if x.shape.ndims != 3:
+        raise ValueError(f"conv1d: inputs must be 3-D [batch, width, channels], got shape "
+                         f"{x.shape}")
+    in_c = x.shape.values[2]
+    if in_c is None:
+        raise ValueError(f"conv1d: the channel dimension of the inputs must be known, got "
+                         f"shape {x.shape}")
+    k = _single(kernel_size, "kernel_size")
+    stride = _single(strides, "strides")
+    dil = _single(dilation_rate, "dilation_rate")
+    pad = _padding(padding, "conv1d")
+    if isinstance(filters, bool) or int(filters) < 1:
+        raise ValueError(f"conv1d: filters must be a positive integer, got {filters!r}")
+    dt = _param_dtype(x)
+    with variable_scope(name, default_name="conv1d", reuse=reuse):
+        kernel = get_variable("kernel", [k, in_c, int(filters)], dtype=dt,
+                              initializer=kernel_initializer, regularizer=kernel_regularizer,
+                              trainable=trainable)
+        y = composites.conv1d(x, math_ops.cast(kernel, x.dtype), stride, pad,
+                              dilations=None if dil == 1 else dil)
+        if use_bias:
+            bias = get_variable("bias", [int(filters)], dtype=dt,
+                                initializer=bias_initializer or init_ops.zeros_initializer(),
+                                regularizer=bias_regularizer, trainable=trainable)
+            y = nn_ops.bias_add(y, math_ops.cast(bias, x.dtype))
+        return _apply_extras(y, activation, activity_regularizer)
+
+
+def _single(value, what):
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1:
+            raise ValueError(f"conv1d: {what} must be an int or a 1-tuple, got {value!r}")
+        value = value[0]
+    if isinstance(value, bool) or int(value) < 1:
+        raise ValueError(f"conv1d: {what} must be a positive int, got {value!r}")
+    return int(value)

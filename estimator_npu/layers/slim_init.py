@@ -10,6 +10,7 @@ import math
 import numbers
 
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.graph import GraphKeys, add_to_collection, get_collection
 from estimator_npu.engine.init_ops import Initializer, _fans
 from estimator_npu.engine.ops import math_ops, nn_ops, random_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
@@ -91,4 +92,26 @@ def sum_regularizer(regularizer_list, scope=None):
     def total(weights):
         losses = [loss for loss in (r(weights) for r in regs) if loss is not None]
         return math_ops.add_n(losses, name=scope or "sum_regularizer") if losses else None
+    return total
+
+
+def apply_regularization(regularizer, weights_list=None):
+    """The sum of ``regularizer(w)`` over ``weights_list`` (default: the ``WEIGHTS``
+    collection), added to ``REGULARIZATION_LOSSES`` and returned, as
+    ``tf.contrib.layers.apply_regularization``.
+
+    Raises:
+        ValueError: no weights to regularize, or the regularizer gives no penalty.
+    """
+    if not weights_list:
+        weights_list = get_collection(GraphKeys.WEIGHTS)
+    if not weights_list:
+        raise ValueError("apply_regularization: no weights to regularize (weights_list is "
+                         "empty and the WEIGHTS collection is empty)")
+    penalties = [p for p in (regularizer(w) for w in weights_list) if p is not None]
+    if not penalties:
+        raise ValueError("apply_regularization: the regularizer returned no penalty for any "
+                         "of the weights")
+    total = math_ops.add_n(penalties, name="get_regularization_penalty")
+    add_to_collection(GraphKeys.REGULARIZATION_LOSSES, total)
     return total

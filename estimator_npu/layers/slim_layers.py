@@ -12,7 +12,7 @@ from estimator_npu.engine.graph import (GraphKeys, control_dependencies, get_col
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, identity
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
-from estimator_npu.layers import functional
+from estimator_npu.layers import conv_extra, functional
 from estimator_npu.layers.arg_scope import add_arg_scope
 from estimator_npu.layers.slim_init import xavier_initializer
 
@@ -93,6 +93,59 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
 
 
 convolution2d = conv2d
+
+
+@add_arg_scope
+def conv2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
+                     data_format="NHWC", activation_fn=nn_ops.relu, normalizer_fn=None,
+                     normalizer_params=None, weights_initializer=None,
+                     weights_regularizer=None, biases_initializer=init_ops.zeros_initializer(),
+                     biases_regularizer=None, reuse=None, variables_collections=None,
+                     outputs_collections=None, trainable=True, scope=None):
+    """Transposed 2-D convolution ``<scope>/weights [kh, kw, out, in]`` (+ ``biases``
+    unless a ``normalizer_fn`` is given or ``biases_initializer`` is None); default scope
+    ``Conv2d_transpose``; output size ``in * stride`` (``SAME``) or
+    ``in * stride + max(k - stride, 0)`` (``VALID``)."""
+    x = convert_to_tensor(inputs)
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"conv2d_transpose: data_format must be 'NHWC' or 'NCHW', got "
+                         f"{data_format!r}")
+    if x.shape.ndims != 4:
+        raise ValueError(f"conv2d_transpose: inputs must be 4-D, got shape {x.shape}")
+    nchw = data_format == "NCHW"
+    n, h, w, c = (lambda v: (v[0], v[2], v[3], v[1]) if nchw else v)(x.shape.values)
+    if c is None:
+        raise ValueError(f"conv2d_transpose: the channel dimension must be known, got "
+                         f"shape {x.shape}")
+    kh, kw = _pair(kernel_size)
+    sh, sw = _pair(stride)
+    pad = padding.upper()
+    out_c = int(num_outputs)
+    with variable_scope(scope, default_name="Conv2d_transpose", reuse=reuse) as sc:
+        wts = model_variable("weights", [kh, kw, out_c, c], dtype=x.dtype,
+                             initializer=weights_initializer or xavier_initializer(),
+                             regularizer=weights_regularizer, trainable=trainable,
+                             collections=_var_collections(variables_collections, "weights"))
+        oh = conv_extra._out_len(h, kh, sh, pad)
+        ow = conv_extra._out_len(w, kw, sw, pad)
+        dims = [n, out_c, oh, ow] if nchw else [n, oh, ow, out_c]
+        out_shape = dims if None not in dims else conv_extra._dynamic_shape(
+            x, dims, (kh, kw), (sh, sw), pad, nchw)
+        y = conv_ops.conv2d_transpose(x, wts, out_shape,
+                                      [1, 1, sh, sw] if nchw else [1, sh, sw, 1], pad,
+                                      data_format=data_format)
+        y.set_shape(dims)
+        if normalizer_fn is None and biases_initializer is not None:
+            b = model_variable("biases", [out_c], dtype=x.dtype,
+                               initializer=biases_initializer, regularizer=biases_regularizer,
+                               trainable=trainable,
+                               collections=_var_collections(variables_collections, "biases"))
+            y = nn_ops.bias_add(y, b, data_format=data_format)
+        return _finish(y, sc, normalizer_fn, normalizer_params, activation_fn,
+                       outputs_collections)
+
+
+convolution2d_transpose = conv2d_transpose
 
 
 @add_arg_scope

@@ -118,3 +118,45 @@ def test_one_hot_softmax_and_layer_norm(graph):
         s = sess.run(slim.softmax(tf.constant([[1.0, 2.0, 3.0]])))
         np.testing.assert_allclose(s.sum(), 1.0, rtol=1e-6)
     assert contrib_layers.layer_norm is tf.layers.layer_norm
+
+
+def test_conv2d_transpose_names_shapes_and_values(graph):
+    x = tf.placeholder(tf.float32, [None, 5, 5, 3])
+    up = slim.conv2d_transpose(x, 4, [3, 3], 2, scope="up")
+    valid = contrib_layers.convolution2d_transpose(x, 2, 4, [2, 2], padding="VALID",
+                                                   activation_fn=None)
+    assert [v.op.name for v in tf.global_variables()] == [
+        "up/weights", "up/biases", "Conv2d_transpose/weights", "Conv2d_transpose/biases"]
+    assert tf.global_variables()[0].shape.as_list() == [3, 3, 4, 3]  # [kh, kw, out, in]
+    assert up.shape.as_list() == [None, 10, 10, 4]
+    assert valid.shape.as_list() == [None, 12, 12, 2]  # 5 * 2 + (4 - 2)
+    assert len(slim.get_model_variables()) == 4
+    w, b = tf.global_variables()[:2]
+    ref = tf.nn.relu(tf.nn.conv2d_transpose(x, w, tf.stack([tf.shape(x)[0], 10, 10, 4]),
+                                            [1, 2, 2, 1], "SAME") + b)
+    feed = {x: np.random.default_rng(0).normal(size=(2, 5, 5, 3)).astype(np.float32)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(b.assign(np.array([0.1, -0.2, 0.3, 0.0], np.float32)))
+        got, want, v = sess.run([up, ref, valid], feed)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert v.shape == (2, 12, 12, 2)
+    with pytest.raises(ValueError, match="4-D"):
+        slim.conv2d_transpose(tf.placeholder(tf.float32, [None, 5, 3]), 4, 3)
+
+
+def test_apply_regularization_sums_penalties_into_the_collection(graph):
+    w1 = tf.Variable([[1.0, -2.0]], name="a/weights")
+    w2 = tf.Variable([3.0], name="b/weights")
+    total = contrib_layers.apply_regularization(contrib_layers.l1_regularizer(0.5), [w1, w2])
+    assert tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)[-1] is total
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(total) == pytest.approx(0.5 * 6.0)
+    with pytest.raises(ValueError, match="no weights to regularize"):
+        contrib_layers.apply_regularization(contrib_layers.l2_regularizer(0.1))
+    tf.add_to_collection(tf.GraphKeys.WEIGHTS, w2)
+    from_collection = contrib_layers.apply_regularization(contrib_layers.l2_regularizer(1.0))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(from_collection) == pytest.approx(4.5)  # sum(w**2) / 2

@@ -6,6 +6,7 @@ import pathlib
 import subprocess
 import sys
 import traceback
+import weakref
 
 import numpy as np
 import pytest
@@ -33,7 +34,8 @@ def test_explain_prints_named_lines_and_subplans(graph, capsys):
         text = sess.explain(z, {x: np.ones((1, 3))})
     assert text == capsys.readouterr().out.rstrip("\n")
     assert "t_weights = " in text and "# VariableV2 weights" in text
-    assert "t_dense = k_dense(in_x_0, t_weights)  # MatMul dense" in text
+    # the line that last reads the fed value and the weights releases them
+    assert "t_dense = k_dense(in_x_0, t_weights); del in_x_0, t_weights  # MatMul dense" in text
     assert "# While grow/While" in text
     assert "# body of While grow/While:" in text and "# Mul grow/mul" in text
 
@@ -98,3 +100,29 @@ def test_needed_ops_into_subgraphs_lists_body_ops(graph):
     deep = [op.type for op in needed_ops([y], set(), into_subgraphs=True)]
     assert "Exp" not in flat and "Exp" in deep
     assert deep.index("Exp") < deep.index("While") < deep.index("If")
+
+
+def test_plans_release_intermediates_after_their_last_use(graph):
+    # TF frees a tensor once its last consumer ran; a plan that kept every intermediate
+    # alive until it returned made a long forward pass hold all its activations at once
+    seen = []
+
+    def keep(v):
+        out = v + 1.0
+        seen.append(weakref.ref(out))
+        return out
+
+    def alive_count(v):
+        return np.float32(sum(r() is not None for r in seen))
+
+    x = tf.placeholder(tf.float32, [None], name="x")
+    h = x
+    for i in range(5):
+        h = tf.py_func(keep, [h], tf.float32, name=f"step{i}")
+    # the count runs after the chain, when only the chain's last output is still needed
+    count = tf.py_func(alive_count, [h], tf.float32, name="count")
+    total = tf.reduce_sum(h, name="total")
+    with tf.Session() as sess:
+        n, t = sess.run([count, total], {x: np.zeros(4, np.float32)})
+    assert n == 1.0  # step0..step3 were released, step4 is still read by total
+    assert t == 20.0

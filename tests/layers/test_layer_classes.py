@@ -94,3 +94,26 @@ def test_conv2d_transpose_layer_matches_nn_op(graph):
 def test_old_engine_import_path_still_works():
     from estimator_npu.engine.layers import dense
     assert dense is tf.layers.dense
+
+
+def test_layers_conv1d_variables_shape_and_values():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 12, 3])
+        y = tf.layers.conv1d(x, 4, 5, name="conv")
+        same = tf.layers.conv1d(x, 2, 3, strides=2, padding="same", activation=tf.nn.relu)
+        assert [v.op.name for v in tf.global_variables()] == [
+            "conv/kernel", "conv/bias", "conv1d/kernel", "conv1d/bias"]
+        assert tf.global_variables()[0].shape.as_list() == [5, 3, 4]
+        assert y.shape.as_list() == [None, 8, 4]
+        assert same.shape.as_list() == [None, 6, 2]
+        k, b = tf.global_variables()[:2]
+        ref = tf.nn.conv1d(x, k, 1, "VALID") + b
+        feed = {x: np.random.default_rng(1).normal(size=(2, 12, 3)).astype(np.float32)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(b.assign([0.5, -0.5, 1.0, 0.0]))
+            got, want = sess.run([y, ref], feed)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        with pytest.raises(ValueError, match="3-D"):
+            tf.layers.conv1d(tf.placeholder(tf.float32, [None, 4, 4, 3]), 2, 3)
