@@ -94,7 +94,9 @@ def main():
             for name in scenarios.HOOK_GRID}
     write("hook_grid", {"meta": meta, "scenarios": grid})
     write("estimator_outputs", {"meta": meta, "eval_predict": scenarios.evaluate_predict(tf),
-                                "run_config": scenarios.run_config_properties(tf)})
+                                "run_config": scenarios.run_config_properties(tf),
+                                "log": stable(lambda: scenarios.estimator_log(tf, "tensorflow"),
+                                              "estimator_log")})
 
 
 if __name__ == "__main__":

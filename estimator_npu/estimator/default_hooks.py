@@ -1,16 +1,21 @@
 """The hooks ``Estimator.train`` adds by itself, assembled in one place.
 
-In run order (priorities, then this order)::
+In run order, TF's (the chief's hooks first, as ``MonitoredTrainingSession`` puts them)::
 
-    NanTensorHook(loss)                               fail on a NaN loss
-    LoggingTensorHook({loss, step})                   every log_step_count_steps
-    StepCounterHook                                   every log_step_count_steps
-    SummarySaverHook                                  every save_summary_steps (if > 0)
-    ProgressHook                                      bar or log lines
-    ... the user's hooks, then spec.training_hooks, spec.training_chief_hooks ...
     CheckpointSaverHook                               unless the user passed one; it saves
                                                       at start, every save_checkpoints_*
                                                       and always at the end
+    ... spec.training_chief_hooks ...
+    StepCounterHook                                   every log_step_count_steps
+    SummarySaverHook                                  every save_summary_steps (if > 0)
+    ... the input's hooks, the user's hooks (with the StopAtStepHook of steps/max_steps) ...
+    NanTensorHook(loss)                               fail on a NaN loss
+    LoggingTensorHook({loss, step})                   every log_step_count_steps
+    ... spec.training_hooks ...
+    ProgressHook                                      bar or log lines
+
+So at one step TF's log reads ``Saving checkpoints for N``, ``global_step/sec: ...``,
+then ``loss = ..., step = N``.
 """
 from estimator_npu.hooks.basic_hooks import LoggingTensorHook, NanTensorHook
 from estimator_npu.hooks.broadcast_hook import NPUBroadcastGlobalVariablesHook
@@ -47,15 +52,12 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
         total_steps: the number of steps this call will run, when known (progress).
     """
     chief = config.is_chief
-    hooks = [NanTensorHook(spec.loss)]
+    broadcast = []
     if config.num_workers > 1 and not any(
             isinstance(h, NPUBroadcastGlobalVariablesHook)
             for h in list(user_hooks) + list(spec.training_hooks)):
-        hooks.insert(0, NPUBroadcastGlobalVariablesHook(root_rank=0))
+        broadcast = [NPUBroadcastGlobalVariablesHook(root_rank=0)]
     every = config.log_step_count_steps
-    if every:
-        hooks.append(LoggingTensorHook({"loss": spec.loss, "step": global_step},
-                                       every_n_iter=every))
     has_saver = any(isinstance(h, CheckpointSaverHook)
                     for h in list(user_hooks) + list(spec.training_hooks)
                     + (list(spec.training_chief_hooks) if chief else []))
@@ -64,19 +66,25 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
         summary_dir=model_dir if chief else None, log_step_count_steps=every,
         save_summaries_steps=config.save_summary_steps,
         checkpoint_timer=checkpoint_timer(config), listeners=saving_listeners)
-    hooks.extend(h for h in (counter, summaries) if h is not None)
-    if chief:
-        hooks.append(ProgressHook(total_steps, desc="Training"))
-    hooks.extend(user_hooks)
-    hooks.extend(spec.training_hooks)
-    if chief:
-        hooks.extend(spec.training_chief_hooks)
-    savers = [h for h in hooks if isinstance(h, CheckpointSaverHook)]
+    savers = [h for h in list(user_hooks) + list(spec.training_hooks)
+              + (list(spec.training_chief_hooks) if chief else [])
+              if isinstance(h, CheckpointSaverHook)]
     if saver is not None:
         logging.info("Create CheckpointSaverHook.")
-        hooks.append(saver)
     elif saving_listeners and savers:
         raise ValueError("saving_listeners were given to train() together with a "
                          "CheckpointSaverHook in hooks; give the listeners to that hook "
                          f"instead ({savers[0]!r})")
+    hooks = broadcast + ([saver] if saver is not None else [])
+    if chief:
+        hooks.extend(spec.training_chief_hooks)
+    hooks.extend(h for h in (counter, summaries) if h is not None)
+    hooks.extend(user_hooks)
+    hooks.append(NanTensorHook(spec.loss))
+    if every:
+        hooks.append(LoggingTensorHook({"loss": spec.loss, "step": global_step},
+                                       every_n_iter=every))
+    hooks.extend(spec.training_hooks)
+    if chief:
+        hooks.append(ProgressHook(total_steps, desc="Training"))
     return hooks

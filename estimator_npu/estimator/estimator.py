@@ -25,6 +25,7 @@ from estimator_npu.estimator import default_hooks, evaluation, export, train_loo
 from estimator_npu.estimator.inputs import call_input_fn, parse_input_fn_result
 from estimator_npu.estimator.model_fn import ModeKeys
 from estimator_npu.estimator.model_fn_call import call_model_fn, verify_model_fn_args
+from estimator_npu.estimator import run_config
 from estimator_npu.estimator.run_config import RunConfig
 from estimator_npu.estimator.warm_starting import as_warm_start_settings, make_init_fn
 from estimator_npu.hooks.basic_hooks import StopAtStepHook
@@ -126,7 +127,7 @@ class Estimator:
         if config.model_dir != model_dir:
             config = config.replace(model_dir=model_dir)
         config = _with_mpi_workers(config)
-        logging.info("Using config: %s", config)
+        logging.info("Using config: %s", run_config.logged_config(config))
         verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
         self._model_dir = model_dir

@@ -175,3 +175,39 @@ class RunConfig:
     @property
     def service(self):
         return None
+
+
+# What TF's Estimator logs as "Using config: {...}": its RunConfig's attribute dict (the
+# session config as protobuf text, TF's default one when none is given).
+_TF_DEFAULT_SESSION_CONFIG = ("allow_soft_placement: true\ngraph_options {\n  rewrite_options {"
+                              "\n    meta_optimizer_iterations: ONE\n  }\n}\n")
+_TF_LOGGED = ("model_dir", "tf_random_seed", "save_summary_steps", _STEPS, _SECS,
+              "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
+              "log_step_count_steps", "train_distribute", "device_fn", "protocol",
+              "eval_distribute", "experimental_distribute",
+              "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
+              "checkpoint_save_graph_def", "service", "cluster_spec", "task_type", "task_id",
+              "global_id_in_cluster", "master", "evaluation_master", "is_chief",
+              "num_ps_replicas", "num_worker_replicas")
+
+
+class _Raw(str):
+    def __repr__(self):
+        return str(self)
+
+
+def logged_config(config):
+    """The ``Using config: ...`` text of ``config``, laid out as TF's Estimator logs it
+    (``{'_model_dir': ..., '_tf_random_seed': ..., ...}``); the fields a subclass adds
+    (``NPURunConfig``'s) follow TF's."""
+    values = {}
+    for name in _TF_LOGGED:
+        value = getattr(config, name)
+        if name == "session_config":
+            value = _Raw(_TF_DEFAULT_SESSION_CONFIG if value is None else str(value))
+        values["_" + name] = value
+    base = {a.name for a in attr.fields(RunConfig)}
+    for field in attr.fields(type(config)):
+        if field.name not in base:
+            values["_" + field.name] = getattr(config, field.name)
+    return repr(values)

@@ -11,15 +11,18 @@ whether to ask for them, from the call's expected end step ``step +
 run_context.iterations_per_loop``, and then records them at the true step (a loop whose
 steps were skipped by a loss-scale overflow ends earlier). ``LoggingTensorHook`` counts
 its own iterations as TF's does (the steps its calls ran).
+
+They all keep the default priority, so they run in the order they are given, as in TF
+(``MonitoredTrainingSession`` and ``Estimator.train`` give them in TF's order: the
+checkpoint saver, step counter and summary saver before the caller's hooks, so a
+``global_step/sec`` line comes before the ``loss = ...`` line of the same step).
 """
 import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.hooks import summary_io
-from estimator_npu.hooks.session_run_hook import (PRIORITY_EDITOR, PRIORITY_WRITER,
-                                                  SessionRunArgs, SessionRunHook,
-                                                  as_step_tensor)
+from estimator_npu.hooks.session_run_hook import SessionRunArgs, SessionRunHook, as_step_tensor
 from estimator_npu.hooks.timer import NeverTriggerTimer, SecondOrStepTimer
 from estimator_npu.utils import logging, validation
 
@@ -174,8 +177,6 @@ class StopAtStepHook(SessionRunHook):
     of its last host call to ``last_step - step``.
     """
 
-    priority = PRIORITY_EDITOR
-
     def __init__(self, num_steps=None, last_step=None):
         if num_steps is None and last_step is None:
             raise ValueError("One of num_steps or last_step must be specified.")
@@ -207,8 +208,6 @@ class StopAtStepHook(SessionRunHook):
 class NanTensorHook(SessionRunHook):
     """Fails (``NanLossDuringTrainingError``) or stops when ``loss_tensor`` is NaN."""
 
-    priority = PRIORITY_EDITOR
-
     def __init__(self, loss_tensor, fail_on_nan_loss=True):
         self._loss_tensor = loss_tensor
         self._fail_on_nan_loss = validation.check_bool("fail_on_nan_loss", fail_on_nan_loss)
@@ -227,8 +226,6 @@ class NanTensorHook(SessionRunHook):
 
 class FeedFnHook(SessionRunHook):
     """Adds ``feed_fn()`` (a feed dict) to every run."""
-
-    priority = PRIORITY_WRITER
 
     def __init__(self, feed_fn):
         self.feed_fn = validation.check_callable("feed_fn", feed_fn)

@@ -420,12 +420,12 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
     if save_checkpoint_secs is USE_DEFAULT:
         save_checkpoint_secs = None
     scaffold = scaffold or Scaffold()
-    all_hooks = list(chief_only_hooks or []) if is_chief else []
-    all_hooks.extend(hooks or [])
     if not is_chief:
         creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config)
-        return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
-                                iterations_per_loop=iterations_per_loop)
+        return MonitoredSession(creator, list(hooks or []), stop_grace_period_secs,
+                                runner=runner, iterations_per_loop=iterations_per_loop)
+    # TF's order: chief-only hooks, step counter, summaries, checkpoints, then ``hooks``
+    all_hooks = list(chief_only_hooks or [])
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
                                   checkpoint_dir=checkpoint_dir)
     summary_dir = summary_dir or checkpoint_dir
@@ -438,6 +438,7 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1 name
         log_step_count_steps=log_step_count_steps if summary_dir else None,
         save_summaries_steps=save_summaries_steps, save_summaries_secs=save_summaries_secs,
         checkpoint_timer=timer) if h is not None)
+    all_hooks.extend(hooks or [])
     if not checkpoint_dir:
         return MonitoredSession(creator, all_hooks, stop_grace_period_secs, runner=runner,
                                 iterations_per_loop=iterations_per_loop)

@@ -1,9 +1,10 @@
 """Progress of long runs: a tqdm bar on a terminal, plain log lines otherwise.
 
 ``ProgressHook(total, desc)`` shows a bar when ``sys.stderr.isatty()`` and ``total`` is
-known. Otherwise it logs ``<desc> [done/total]`` each time a tenth of the total is crossed
-(or ``<desc> [done]`` every ``log_every_n`` steps when the total is unknown), so a log
-file shows progress without a bar's control characters.
+known. Otherwise it logs ``<desc> [done/total]`` at DEBUG level each time a tenth of the
+total is crossed (or ``<desc> [done]`` every ``log_every_n`` steps when the total is
+unknown), so a log file shows progress without a bar's control characters. DEBUG, not
+INFO: TF's INFO log of a run has no such lines, and ours reads line for line as TF's.
 """
 import sys
 
@@ -77,9 +78,9 @@ class ProgressHook(SessionRunHook):
 
     def _log(self):
         if self.total is None:
-            logging.info("%s [%d]", self.desc, self.done)
+            logging.debug("%s [%d]", self.desc, self.done)
         else:
-            logging.info("%s [%d/%d]", self.desc, self.done, self.total)
+            logging.debug("%s [%d/%d]", self.desc, self.done, self.total)
 
     def end(self, session):
         if self.bar is not None:

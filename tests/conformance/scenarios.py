@@ -209,6 +209,36 @@ _COUNTED = ("rate", "final", "skipping", "create_hook", "restoring", "local_init
             "finalized", "listeners")
 
 
+def _log_sequence(lines):
+    """The schedule lines in the order they were logged: ``"saving 4"``, ``"rate"``,
+    ``"loss 5"``, ... (TF logs a step's checkpoint, then its rate, then its loss)."""
+    out = []
+    for line in lines:
+        for key in ("saving", "rate", "loss", "final"):
+            m = _LOG_PATTERNS[key].match(line)
+            if m:
+                out.append(f"{key} {m.group(1)}" if key in ("loss", "saving") else key)
+    return out
+
+
+def _event_order(tf, model_dir):
+    """Every event of ``model_dir``'s event files in file order, as ``"step kind"`` with
+    the summary tags (``"11 summary global_step/sec"``, ``"20 session_log 3"``)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(model_dir, "events.out.tfevents.*"))):
+        for event in tf.train.summary_iterator(path):
+            if event.HasField("summary"):
+                tags = ",".join(v.tag for v in event.summary.value)
+                out.append(f"{event.step} summary {tags}")
+            elif event.HasField("session_log"):
+                out.append(f"{event.step} session_log {event.session_log.status}")
+            elif event.HasField("graph_def"):
+                out.append(f"{event.step} graph_def")
+            elif event.HasField("meta_graph_def"):
+                out.append(f"{event.step} meta_graph_def")
+    return out
+
+
 def _log_summary(lines):
     out = {k: [] for k in _LOG_PATTERNS}
     for line in lines:
@@ -263,14 +293,16 @@ def hook_grid(tf, name, logger_name):
                 est.train(input_fn_factory(tf, finite), saving_listeners=[listener],
                           **{kind: value})
                 runs.append({"listener": listener.calls, "log": _log_summary(capture.lines),
+                             "sequence": _log_sequence(capture.lines),
                              "global_step": int(est.get_variable_value("global_step"))})
             files = sorted(re.sub(r"^events\.out\.tfevents\..*", "events.out.tfevents.*", f)
                            for f in os.listdir(model_dir))
             events = _events(tf, model_dir)
+            order = _event_order(tf, model_dir)
     finally:
         logger.removeHandler(capture)
         logger.setLevel(old_level)
-    return {"runs": runs, "events": events, "files": files}
+    return {"runs": runs, "events": events, "files": files, "event_order": order}
 
 
 def evaluate_predict(tf):
@@ -326,3 +358,50 @@ def run_config_properties(tf):
     out["cluster_spec_empty"] = not bool(config.cluster_spec.as_dict()) if hasattr(
         config.cluster_spec, "as_dict") else repr(config.cluster_spec)
     return out
+
+
+_NORMALIZE = [(re.compile(r"global_step/sec: [-+0-9.e]+"), "global_step/sec: N"),
+              (re.compile(r"\(\d+\.\d+ sec\)"), "(N sec)"),
+              (re.compile(r"Inference Time : [0-9.]+s"), "Inference Time : Ns"),
+              (re.compile(r"\d{4}-\d\d-\d\d[T-]\d\d:\d\d:\d\d"), "DATE"),
+              (re.compile(r" at 0x[0-9a-f]+"), " at 0xADDR")]
+
+
+def _normalized(lines, model_dir):
+    """Log messages with the model_dir, times and addresses replaced; TF's deprecation
+    notices and its racy 'global step has not been increased' warning left out."""
+    out = []
+    for line in lines:
+        if line.startswith("From ") and "deprecated" in line:
+            continue
+        if line.startswith("It seems that global step"):
+            continue
+        line = line.replace(model_dir, "MD")
+        for pattern, text in _NORMALIZE:
+            line = pattern.sub(text, line)
+        out.append(line)
+    return out
+
+
+def estimator_log(tf, logger_name):
+    """Every INFO/WARNING message of one train (5 steps), evaluate and predict, in order."""
+    capture = _Capture()
+    logger = logging.getLogger(logger_name)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(capture)
+    try:
+        with tempfile.TemporaryDirectory() as model_dir:
+            config = tf.estimator.RunConfig(tf_random_seed=1, save_summary_steps=2,
+                                            log_step_count_steps=2, save_checkpoints_steps=3,
+                                            keep_checkpoint_max=2)
+            est = tf.estimator.Estimator(model_fn_factory(tf), model_dir=model_dir,
+                                         config=config, params={})
+            est.train(input_fn_factory(tf), steps=5)
+            est.evaluate(input_fn_factory(tf, finite=True), steps=None)
+            list(est.predict(input_fn_factory(tf, finite=True)))
+            lines = _normalized(capture.lines, model_dir)
+    finally:
+        logger.removeHandler(capture)
+        logger.setLevel(old_level)
+    return lines

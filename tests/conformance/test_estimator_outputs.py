@@ -28,3 +28,11 @@ def test_evaluate_and_predict_types_values_and_events(golden):
 
 def test_run_config_properties(golden):
     assert scenarios.run_config_properties(tf) == golden("estimator_outputs")["run_config"]
+
+
+def test_log_lines_of_train_evaluate_predict(golden):
+    """The messages TF logs, in TF's order and wording (model_dir, times, dates and
+    addresses normalized; TF's deprecation notices left out)."""
+    want = golden("estimator_outputs")["log"]
+    got = scenarios.estimator_log(tf, "estimator_npu")
+    assert got == want

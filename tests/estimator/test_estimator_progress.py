@@ -68,11 +68,13 @@ def test_bars_on_a_terminal(tmp_path, monkeypatch, bars, caplog):
 def test_log_lines_without_a_terminal(tmp_path, monkeypatch, bars, caplog):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     est = tf.estimator.Estimator(model_fn, str(tmp_path))
-    with caplog.at_level(logging.INFO, logger="estimator_npu"):
+    with caplog.at_level(logging.DEBUG, logger="estimator_npu"):
         est.train(input_fn, steps=20)
         est.evaluate(input_fn, steps=10)
     assert bars == []
     msgs = [r.getMessage() for r in caplog.records]
+    assert not [r for r in caplog.records
+                if r.levelno >= logging.INFO and r.getMessage().startswith("Training [")]
     assert [m for m in msgs if m.startswith("Training [")] == [
         f"Training [{n}/20]" for n in range(2, 21, 2)]
     assert [m for m in msgs if m.startswith("Evaluation [")] == [

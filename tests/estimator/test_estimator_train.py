@@ -178,7 +178,7 @@ def test_training_hooks_of_the_spec_and_user_hooks_run(tmp_path):
     assert seen == [("user", 1), ("spec", 1), ("user", 2), ("spec", 2)]
 
 
-def test_nan_loss_fails_without_writing_a_checkpoint(tmp_path):
+def test_nan_loss_fails_after_the_checkpoint_hook_of_its_step(tmp_path):
     def nan_model(features, labels, mode):
         w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
         loss = tf.reduce_mean(tf.matmul(features, w)) + tf.constant(np.nan)
@@ -189,7 +189,9 @@ def test_nan_loss_fails_without_writing_a_checkpoint(tmp_path):
                                  tf.estimator.RunConfig(save_checkpoints_steps=1))
     with pytest.raises(tf.estimator.NanLossDuringTrainingError):
         est.train(input_fn, steps=5)
-    assert ckpt_steps(str(tmp_path)) == [0]
+    # TF's order: the checkpoint hook runs before NanTensorHook, so step 1 is saved
+    # (TF 2.15 leaves model.ckpt-0 and model.ckpt-1 too), and no final save follows
+    assert ckpt_steps(str(tmp_path)) == [0, 1]
 
 
 # ------------------------------------------------------------------ model_fn contract

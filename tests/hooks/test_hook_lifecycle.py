@@ -142,9 +142,12 @@ def test_hooks_run_by_priority_then_given_order():
             sess.run(step_op)
     assert [n for n, c in log if c == "after_run"] == ["writer", "editor", "reader1",
                                                        "reader2"]
-    # built-in priorities: feeds first, judges next, observers last
-    assert H.FeedFnHook(dict).priority > H.NanTensorHook(None).priority
-    assert H.StopAtStepHook(1).priority > H.CheckpointSaverHook("/tmp", save_steps=1).priority
+    # the built-in hooks keep the default priority: they run as given, as in TF
+    builtins = [H.FeedFnHook(dict), H.NanTensorHook(None), H.StopAtStepHook(1),
+                H.CheckpointSaverHook("/tmp", save_steps=1), H.StepCounterHook(),
+                H.LoggingTensorHook({}, every_n_iter=1)]
+    assert {h.priority for h in builtins} == {H.PRIORITY_READER}
+    assert H.sort_hooks(builtins[::-1]) == builtins[::-1]
 
 
 def test_hooks_must_be_session_run_hooks():
