@@ -200,7 +200,10 @@ def test_core_line_budget(layer):
     # TF1 setters (ModelZoo corpus); TF's encoding of random ops, Select and
     # PlaceholderWithDefault in GraphDefs (real TF loads our SavedModels and frozen graphs),
     # TF 0.x call errors and the sampled losses' hooks in nn/array ops.
-    budget = {"engine": 12200, "device": 1200, "hooks": 2500}[layer]
+    # 12200 -> 12250, issue 12: plans free each intermediate after its last use (ModelZoo
+    # Non-local net ran out of memory), TF's per-op Philox streams in Session, fetched 0-d
+    # variables as numpy scalars.
+    budget = {"engine": 12250, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

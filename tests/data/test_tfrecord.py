@@ -30,7 +30,7 @@ def _run_all(ds):
     with tf.Session() as sess:
         while True:
             try:
-                out.append(sess.run(nxt)[()])
+                out.append(sess.run(nxt))
             except tf.errors.OutOfRangeError:
                 return out
 
@@ -145,7 +145,7 @@ def test_filenames_from_a_placeholder_and_from_interleave(tmp_path):
     nxt = it.get_next()
     with tf.Session() as sess:
         sess.run(it.initializer, {ph: files[1:]})
-        assert [sess.run(nxt)[()] for _ in range(6)] == [b"1-0", b"1-1", b"1-2", b"2-0",
+        assert [sess.run(nxt) for _ in range(6)] == [b"1-0", b"1-1", b"1-2", b"2-0",
                                                          b"2-1", b"2-2"]
     ds = tf.data.Dataset.from_tensor_slices(files).interleave(
         lambda f: tf.data.TFRecordDataset(f), cycle_length=2, block_length=2)
