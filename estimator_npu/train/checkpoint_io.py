@@ -245,7 +245,8 @@ class CheckpointReader:
         return ends
 
     def get_tensor(self, name):
-        """The value of tensor ``name`` (a fresh array), checked against its checksum.
+        """The value of tensor ``name`` (a fresh array; a numpy scalar when 0-d), checked
+        against its checksum.
 
         Raises:
             errors.NotFoundError: no tensor ``name`` (the message lists the nearest
@@ -255,7 +256,10 @@ class CheckpointReader:
         if name not in self._index.entries:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
                                        f"{self.prefix}{nearest_keys_hint(name, self.keys())}")
-        return self._index.read(name)
+        value = self._index.read(name)
+        # a 0-d tensor comes back as a numpy scalar (np.int64, np.float32, bytes), as TF's
+        # reader returns it: Estimator.get_variable_value("global_step") is an integer
+        return value[()] if getattr(value, "ndim", 1) == 0 else value
 
     def read_all(self):
         """Every tensor (fresh arrays), after checking all checksums."""
