@@ -102,6 +102,8 @@ TARGETS = {
     "tensorflow.python.estimator": ["estimator_npu.estimator"],
     "tensorflow.python.data": ["estimator_npu.data"],
     "tensorflow.python.layers": ["estimator_npu.layers"],
+    "tensorflow.python.layers.utils": ["estimator_npu.math_ops_extra.tensor_utils"],
+    "tensorflow.python.framework.smart_cond": ["estimator_npu.math_ops_extra.tensor_utils"],
     "tensorflow.python.data.experimental": ["estimator_npu.data.experimental"],
     "tensorflow.python.data.experimental.ops": ["estimator_npu.data.experimental"],
     "tensorflow.python.data.experimental.ops.threadpool": ["estimator_npu.data.threadpool"],

@@ -182,3 +182,30 @@ def clip_by_average_norm(t, clip_norm, name=None):
     scale = math_ops.minimum(inv * n, 1.0 / clip_norm)
     return identity(t * clip_norm * scale, name=name)
 
+
+
+def smart_constant_value(pred):
+    """``pred``'s truth value if it is known when the graph is built, else ``None``:
+    a Python bool, 0 or 1, or a tensor whose value ``get_static_value`` finds."""
+    if isinstance(pred, Tensor) or hasattr(pred, "_as_tensor"):
+        value = get_static_value(pred)
+        return None if value is None else bool(value)
+    if isinstance(pred, (bool, np.bool_)) or (isinstance(pred, (int, np.integer))
+                                              and pred in (0, 1)):
+        return bool(pred)
+    raise TypeError(f"smart_cond: `pred` must be a Tensor, a Python bool, or 1 or 0; got "
+                    f"{type(pred).__name__}")
+
+
+def smart_cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` or ``false_fn()`` when ``pred`` is known at graph build time (no cond
+    op in the graph), else ``tf.cond(pred, true_fn, false_fn)`` (TF's
+    ``tensorflow.python.framework.smart_cond`` / ``layers.utils.smart_cond``)."""
+    for arg, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if not callable(fn):
+            raise TypeError(f"smart_cond: `{arg}` must be callable, got {type(fn).__name__}")
+    value = smart_constant_value(pred)
+    if value is not None:
+        return true_fn() if value else false_fn()
+    from estimator_npu.engine.ops.control_ops import cond
+    return cond(pred, true_fn, false_fn, name=name)
