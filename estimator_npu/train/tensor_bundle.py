@@ -341,34 +341,34 @@ class BundleReader:
         their sum. A failure is raised for the first failing tensor in file order, after
         every thread has stopped."""
         check = self._check_crc
+
+        def one(job, scratch):
+            # reads one job into its array (or checksums it in ``scratch[0]``, made once)
+            name, df, offset, size, dest = job
+            if dest is None:
+                if scratch[0] is None:
+                    scratch[0] = np.empty(_CHUNK, np.uint8)
+                check(name, df.checksum(offset, size, name, scratch[0]))
+            else:
+                check(name, df.read(offset, size, name, dest)[1])
+
         workers = min(_WORKERS, len(jobs))
         if workers < 2 or sum(j[3] for j in jobs) < _PARALLEL_BYTES:
-            scratch = None
-            for name, df, offset, size, dest in jobs:
-                if dest is None:
-                    if scratch is None:
-                        scratch = np.empty(_CHUNK, np.uint8)
-                    check(name, df.checksum(offset, size, name, scratch))
-                else:
-                    check(name, df.read(offset, size, name, dest)[1])
+            scratch = [None]
+            for job in jobs:
+                one(job, scratch)
             return
         claim, failed = itertools.count(), {}
 
         def work():
-            scratch = None
+            scratch = [None]
             try:
                 while not failed:
                     i = next(claim)         # atomic: each job is taken by one thread
                     if i >= len(jobs):
                         return
-                    name, df, offset, size, dest = jobs[i]
                     try:
-                        if dest is None:
-                            if scratch is None:
-                                scratch = np.empty(_CHUNK, np.uint8)
-                            check(name, df.checksum(offset, size, name, scratch))
-                        else:
-                            check(name, df.read(offset, size, name, dest)[1])
+                        one(jobs[i], scratch)
                     except BaseException as e:      # raised by the caller's thread
                         failed[i] = e
             except BaseException as e:              # e.g. MemoryError in the loop
