@@ -79,6 +79,7 @@ from estimator_npu.engine.variable_scope import (AUTO_REUSE, VariableScope,  # n
 
 __version__ = "0.1.0"
 from estimator_npu import logging  # noqa: E402,F401
+from estimator_npu.utils.logging import get_logger  # noqa: E402,F401
 from estimator_npu import data  # noqa: F401,E402
 from estimator_npu.engine.ops.script_ops import numpy_function, py_func  # noqa: F401,E402
 from estimator_npu import train  # noqa: F401,E402

@@ -199,3 +199,9 @@ def _configure_at_import():
 
 
 _configure_at_import()
+
+
+def get_logger():
+    """``tf.get_logger()``: the library's ``logging.Logger`` (TF's is the "tensorflow" logger);
+    ``get_logger().setLevel('ERROR')`` quiets the library as it quiets TF."""
+    return logger

@@ -95,3 +95,17 @@ def test_log_every_n(caplog):
     assert _messages(caplog) == [(logging.INFO, "step 0"), (logging.INFO, "step 3"),
                                  (logging.INFO, "step 6")]
     assert {r.filename for r in caplog.records} == {"test_logging.py"}
+
+
+def test_get_logger_is_the_library_logger_and_its_level_quiets_it(caplog):
+    import estimator_npu as tf
+    log = tf.get_logger()
+    assert log is logging.getLogger("estimator_npu")
+    old = log.level
+    try:
+        log.setLevel("ERROR")
+        elog.warning("hidden")
+        elog.error("shown")
+    finally:
+        log.setLevel(old)
+    assert _messages(caplog) == [(logging.ERROR, "shown")]
