@@ -76,3 +76,35 @@ class IterationPerLoop:
                                "load_iteration_per_loop_var.")
         _load(sess, self._loop_vars, iterations_per_loop)
         return None
+
+
+_EXEC_MODES = ("lazy_recompile", "dynamic_execute")
+
+
+def set_graph_exec_config(fetch, dynamic_input=False, dynamic_graph_execute_mode="dynamic_execute",
+                          dynamic_inputs_shape_range=None, is_train_graph=False,
+                          experimental_config=None):
+    """Marks ``fetch`` (an op, a tensor, a tensor name, or a list/tuple of them) with the
+    adapter's graph compile options, as ``_graph_*`` / ``_is_train_graph`` attributes of its
+    op, and returns it. The options steer the Ascend graph compiler; here they change nothing
+    about how the graph runs."""
+    from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
+    if dynamic_graph_execute_mode not in _EXEC_MODES:
+        raise ValueError(f"set_graph_exec_config: dynamic_graph_execute_mode should be one of "
+                         f"{_EXEC_MODES}, got {dynamic_graph_execute_mode!r}")
+    if isinstance(fetch, str):
+        fetch = get_default_graph().get_tensor_by_name(fetch)
+    if isinstance(fetch, (list, tuple)):
+        for f in fetch:
+            set_graph_exec_config(f, dynamic_input, dynamic_graph_execute_mode,
+                                  dynamic_inputs_shape_range, is_train_graph)
+        return fetch
+    if not isinstance(fetch, (Operation, Tensor)):
+        raise ValueError(f"set_graph_exec_config: fetch is invalid, should be an op, tensor, "
+                         f"list, tuple or tensor name, got {type(fetch).__name__}")
+    op = fetch if isinstance(fetch, Operation) else fetch.op
+    op.attrs.update({"_graph_dynamic_input": bool(dynamic_input),
+                     "_graph_dynamic_graph_execute_mode": dynamic_graph_execute_mode,
+                     "_graph_dynamic_inputs_shape_range": dynamic_inputs_shape_range or "",
+                     "_is_train_graph": bool(is_train_graph)})
+    return fetch
