@@ -9,7 +9,7 @@ while IFS=$'\t' read -r name script flags pre tmo; do
   dir=/tmp/zoo/src/$(dirname "$script"); base=$(basename "$script")
   log=/tmp/zoo/logs/$name.log
   start=$(date +%s)
-  ( cd "$dir" && { [ -z "$pre" ] || eval "$pre"; } && ulimit -v ${VMEM:-4000000} && eval "PYTHONPATH=$WT MPLBACKEND=Agg timeout $tmo python -m estimator_npu.run $base $flags" ) > "$log" 2>&1 < /dev/null
+  ( cd "$dir" && { [ -z "$pre" ] || eval "$pre"; } && ulimit -v ${VMEM:-4000000} && eval "PYTHONPATH=$WT${PYTHONPATH:+:$PYTHONPATH} MPLBACKEND=Agg timeout $tmo python -m estimator_npu.run $base $flags" ) > "$log" 2>&1 < /dev/null
   rc=$?
   t=$(( $(date +%s) - start ))
   if [ $rc = 0 ]; then st=PASS; note=""; else st=FAIL; note=$(grep -E "Error|error:|does not implement|Killed" "$log" | tail -1 | cut -c1-200); [ $rc = 124 ] && note="TIMEOUT $note"; fi
