@@ -131,3 +131,24 @@ def test_a_slice_whose_entry_is_missing_names_it(tmp_path):
     with pytest.raises(errors.DataLossError, match=r"slice part/tall\[150:300,0:2\].*"
                        "no entry"):
         tensor_bundle.BundleReader(str(tmp_path / "x"), sstable.build_table(kept))
+
+
+def test_the_least_data_size_counts_the_slices(tmp_path):
+    # quick checks of a checkpoint (recovery) compare the data file's size with this:
+    # a bundle holding only partitioned tensors ends where its last slice ends
+    import shutil
+    from estimator_npu.engine import tf_protos as pb
+    from estimator_npu.train import sstable
+    src = os.path.join(GOLDEN, "plain", "model.ckpt-7")
+    with open(src + ".index", "rb") as f:
+        items = sstable.read_table(f.read())
+    kept = [(k, v) for k, v in items if not k or k.startswith((b"part/", b"\x00part/"))]
+    ends = [pb.BundleEntryProto.FromString(v) for k, v in kept if k[:1] == b"\x00"]
+    prefix = str(tmp_path / "model.ckpt")
+    with open(prefix + ".index", "wb") as f:
+        f.write(sstable.build_table(kept))
+    shutil.copy(src + ".data-00000-of-00001", prefix + ".data-00000-of-00001")
+    reader = tf.train.load_checkpoint(prefix)
+    assert sorted(reader.get_variable_to_shape_map()) == ["part/emb", "part/tall"]
+    (path, end), = reader.data_ends().items()
+    assert end == max(e.offset + e.size for e in ends) > 0
