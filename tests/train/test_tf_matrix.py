@@ -4,7 +4,7 @@
 kind (every dtype TF writes, string scalars and arrays, 0-d and empty tensors,
 partitioned variables, optimizer slots of Momentum / Adam / RMSProp, Slim names with
 batch norm statistics, two data shards, an Estimator model_dir) and ``read`` lists,
-loads, restores (``Saver.restore``), warm-starts (``WarmStartSettings`` with
+loads, restores (``Saver.restore``, also by a ``var_list`` dict), warm-starts (``WarmStartSettings`` with
 ``var_name_to_prev_var_name`` and regexes) and ``init_from_checkpoint``s (an
 ``assignment_map``) from the other side's, reporting every value that is not exact.
 

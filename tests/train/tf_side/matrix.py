@@ -12,7 +12,8 @@ slots after one step, the global step), ``sharded/model.ckpt`` (``Saver(sharded=
 over two CPU devices) and ``est/`` (an Estimator model_dir after 3 steps), plus
 ``expected.npz`` / ``expected.json``: the values the writer's session held and their
 dtypes. ``read`` reports, as JSON on the last stdout line, what the reader saw through
-``list_variables``, ``load_variable``, ``Saver.restore``, ``warm_start_from``
+``list_variables``, ``load_variable``, ``Saver.restore`` (also with a ``var_list``
+dict mapping checkpoint names onto other variables), ``warm_start_from``
 (``WarmStartSettings`` with ``var_name_to_prev_var_name`` and regexes) and
 ``init_from_checkpoint`` with an ``assignment_map``: every mismatch by name.
 """
@@ -288,6 +289,18 @@ def read(tf, d, work):
         check("warm_start " + new, old, est.get_variable_value(new))
     check("warm_start untouched", "new/untouched", est.get_variable_value("new/untouched"),
           np.ones(2, np.float32))
+
+    # Saver(var_list=dict): checkpoint names mapped onto other variables
+    with tf.Graph().as_default():
+        remap = {"mom/w/Momentum": tf.get_variable("other/slot", [3, 2]),
+                 "text/array": tf.Variable([b""] * 4, dtype=tf.string, name="other/text"),
+                 "dtypes/int8": tf.get_variable("other/i8", [2, 3], dtype=tf.int8,
+                                                initializer=tf.zeros_initializer())}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver(remap).restore(sess, tf.train.latest_checkpoint(plain))
+            for n, v in remap.items():
+                check("Saver(dict).restore", n, sess.run(v))
 
     # init_from_checkpoint: a scope map, a single name, a partitioned variable
     with tf.Graph().as_default():
