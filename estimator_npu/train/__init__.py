@@ -9,6 +9,7 @@ of this layer imports ``estimator_npu.hooks``.
 """
 from estimator_npu.train import update_rules  # noqa: F401
 from estimator_npu.train import apply_op_graph_def, graph_def_ops  # noqa: F401  (TF forms)
+from estimator_npu.train import loss_scale_graph_def  # noqa: F401  (TF forms)
 from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState,  # noqa
                                                NewCheckpointReader, checkpoint_exists,
                                                get_checkpoint_mtimes, get_checkpoint_state,
@@ -30,7 +31,8 @@ from estimator_npu.train.meta_graph import (export_meta_graph, import_meta_graph
                                             write_graph)
 from estimator_npu.train.optimizer import Optimizer  # noqa: F401
 from estimator_npu.train.optimizers_extra import (AdadeltaOptimizer, FtrlOptimizer,  # noqa
-                                                  ProximalAdagradOptimizer)
+                                                  ProximalAdagradOptimizer,
+                                                  ProximalGradientDescentOptimizer)
 from estimator_npu.train.moving_averages import ExponentialMovingAverage  # noqa: F401
 from estimator_npu.train.cosine_schedules import (cosine_decay_restarts,  # noqa: F401
                                                   linear_cosine_decay)

@@ -238,7 +238,8 @@ class CheckpointReader:
         """``{data file path: the offset where its last tensor ends}``: the least size of
         each complete data file."""
         ends = {}
-        for n, e in self._index.entries.items():
+        # a bundle's slices of partitioned tensors too (``_entry``), not only its names
+        for n, e in getattr(self._index, "_entry", self._index.entries).items():
             end = e["offset"] + e["nbytes"] if isinstance(e, dict) else e.offset + e.size
             path = self._index.data_path(n)
             ends[path] = max(ends.get(path, 0), int(end))

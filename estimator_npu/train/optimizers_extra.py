@@ -1,4 +1,5 @@
-"""TF1's ``AdadeltaOptimizer``, ``ProximalAdagradOptimizer`` and ``FtrlOptimizer``
+"""TF1's ``AdadeltaOptimizer``, ``ProximalAdagradOptimizer``,
+``ProximalGradientDescentOptimizer`` and ``FtrlOptimizer``
 (defaults, slot names and math of TF 1.15; the rules are in ``update_rules_extra``)."""
 from estimator_npu.train import update_rules_extra
 from estimator_npu.train.optimizer import Optimizer, check_hyper
@@ -45,6 +46,26 @@ class ProximalAdagradOptimizer(Optimizer):
 
     def _make_rule(self):
         return update_rules_extra.ProximalAdagrad(self._init)
+
+    def _hyper(self):
+        return {"learning_rate": self._learning_rate, "l1": self._l1, "l2": self._l2}
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Gradient descent with an L1/L2 proximal step (no slots)."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = check_hyper("learning_rate", learning_rate)
+        self._l1 = check_hyper("l1_regularization_strength", l1_regularization_strength,
+                               minimum=0.0)
+        self._l2 = check_hyper("l2_regularization_strength", l2_regularization_strength,
+                               minimum=0.0)
+
+    def _make_rule(self):
+        return update_rules_extra.ProximalGradientDescent()
 
     def _hyper(self):
         return {"learning_rate": self._learning_rate, "l1": self._l1, "l2": self._l2}

@@ -47,6 +47,39 @@ def data_filename(prefix, shard, num_shards):
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
 
 
+def _ordered_num(n):
+    """TF's ``OrderedCode::WriteNumIncreasing``: the byte count, then big-endian bytes."""
+    raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([len(raw)]) + raw
+
+
+_SIGNED_HEADER = [(0, 0), (0x80, 0), (0xC0, 0), (0xE0, 0), (0xF0, 0), (0xF8, 0), (0xFC, 0),
+                  (0xFE, 0), (0xFF, 0), (0xFF, 0x80), (0xFF, 0xC0)]
+
+
+def _ordered_signed(v):
+    """TF's ``OrderedCode::WriteSignedNumIncreasing``: n bytes of two's complement whose
+    first n bits (n - 1 ones, a zero; inverted for negatives) give the length."""
+    x = ~v if v < 0 else v
+    n = next(k for k in range(1, 11) if k == 10 or x < 1 << (7 * k - 1))
+    buf = bytearray(v.to_bytes(10, "big", signed=True)[10 - n:])
+    buf[0] ^= _SIGNED_HEADER[n][0]
+    if n > 1:
+        buf[1] ^= _SIGNED_HEADER[n][1]
+    return bytes(buf)
+
+
+def slice_key(name, extents):
+    """The index key of a slice of tensor ``name`` (TF's ``EncodeTensorNameSlice``):
+    ``extents`` is ``[(start, length or -1 for the whole dimension)]``."""
+    raw = b"".join(b"\x00\xff" if c == 0 else b"\xff\x00" if c == 0xFF else bytes([c])
+                   for c in name.encode("utf-8"))
+    out = [_ordered_num(0), raw, b"\x00\x01", _ordered_num(len(extents))]
+    for start, length in extents:
+        out += [_ordered_signed(int(start)), _ordered_signed(int(length))]
+    return b"".join(out)
+
+
 def _np_dtype(name):
     if name in ("uint32", "uint64", "complex128"):
         return np.dtype(name)
@@ -186,7 +219,10 @@ class BundleReader:
                         "are supported")
         self.num_shards = max(1, header.num_shards)
         self._slots, self._files, self._lock, self._swap = {}, {}, threading.Lock(), False
-        self.entries = {}
+        # entries: the tensors a reader lists (a partitioned variable by its full name);
+        # _entry also holds the slices those are stored in (TF's Saver of partitioned
+        # variables), under names "<tensor>[<start>:<stop>,...]"
+        self.entries, self._entry, self.sliced, pieces = {}, {}, {}, {}
         for key, value in items[1:]:
             e = pb.BundleEntryProto()
             name = key.decode("utf-8", "replace")
@@ -195,23 +231,57 @@ class BundleReader:
             except Exception as ex:
                 raise _loss(f"Checkpoint index file {self.index_path}: entry for tensor "
                             f"{name!r} is not parseable ({ex})") from None
-            if e.slices:
-                raise _loss(f"Checkpoint {prefix}: tensor {name!r} is stored as "
-                            "partitioned slices, which are not supported")
             if e.shard_id >= self.num_shards:
                 raise _loss(f"Checkpoint index file {self.index_path}: tensor {name!r} "
                             f"names shard {e.shard_id} of {self.num_shards}")
-            self.entries[name] = e
+            if key[:1] == b"\x00":             # one slice of a partitioned tensor
+                pieces[key] = e
+                continue
+            self.entries[name] = self._entry[name] = e
+        for name, e in self.entries.items():
+            if e.slices:
+                self.sliced[name] = [self._piece(name, e, sl, pieces) for sl in e.slices]
+        if pieces:
+            raise _loss(f"Checkpoint index file {self.index_path}: {len(pieces)} tensor "
+                        "slice(s) that no tensor's entry lists")
+
+    def _piece(self, name, e, sl, pieces):
+        """``(numpy index, piece name)`` of slice ``sl`` of tensor ``name``; its entry
+        (found under TF's key for the slice) is moved from ``pieces`` to ``_entry``."""
+        full = [int(d.size) for d in e.shape.dim]
+        if len(sl.extent) != len(full):
+            raise _loss(f"Checkpoint index file {self.index_path}: a slice of tensor "
+                        f"{name!r} has {len(sl.extent)} dimensions, the tensor {len(full)}")
+        bounds = []
+        for ext, size in zip(sl.extent, full):
+            length = ext.length if ext.HasField("length") else -1
+            stop = size if length < 0 else ext.start + length
+            if not 0 <= ext.start <= stop <= size:
+                raise _loss(f"Checkpoint index file {self.index_path}: a slice of tensor "
+                            f"{name!r} lies outside its shape {full}")
+            bounds.append((int(ext.start), length, int(stop)))
+        key = slice_key(name, [(b[0], b[1]) for b in bounds])
+        piece = pieces.pop(key, None)
+        label = f"{name}[{','.join(f'{b[0]}:{b[2]}' for b in bounds)}]"
+        want = [b[2] - b[0] for b in bounds]
+        if piece is None:
+            raise _loss(f"Checkpoint index file {self.index_path}: slice {label} of tensor "
+                        f"{name!r} has no entry")
+        if [int(d.size) for d in piece.shape.dim] != want or piece.dtype != e.dtype:
+            raise _loss(f"Checkpoint index file {self.index_path}: slice {label} of tensor "
+                        f"{name!r} is stored with another shape or dtype")
+        self._entry[label] = piece
+        return tuple(slice(b[0], b[2]) for b in bounds), label
 
     def shape(self, name):
-        return [int(d.size) for d in self.entries[name].shape.dim]
+        return [int(d.size) for d in self._entry[name].shape.dim]
 
     def dtype_name(self, name):
-        dt = self.entries[name].dtype
+        dt = self._entry[name].dtype
         return _NAME_BY_DT.get(dt, _DT_NAMES.get(dt, str(dt)).lower())
 
     def data_path(self, name):
-        return data_filename(self.prefix, self.entries[name].shard_id, self.num_shards)
+        return data_filename(self.prefix, self._entry[name].shard_id, self.num_shards)
 
     def _check_dtype(self, name):
         dname = self.dtype_name(name)
@@ -223,7 +293,7 @@ class BundleReader:
     def _layout(self, name):
         """``(numpy dtype, shape)`` of tensor ``name`` (dtype ``None``: strings), after
         checking its entry's size against them."""
-        e = self.entries[name]
+        e = self._entry[name]
         dname = self._check_dtype(name)
         shape = self.shape(name)
         if dname == "string":
@@ -237,7 +307,7 @@ class BundleReader:
         return dt, shape
 
     def _check_crc(self, name, crc):
-        e = self.entries[name]
+        e = self._entry[name]
         if sstable.mask(crc) != e.crc32c and (e.size or e.crc32c not in (0, sstable.mask(0))):
             raise self._crc_error(name, self.data_path(name))
 
@@ -250,7 +320,7 @@ class BundleReader:
         tensor ``name``, computed (and its entry's size checked) once per reader."""
         slot = self._slots.get(name)
         if slot is None:
-            e = self.entries[name]
+            e = self._entry[name]
             dt, shape = self._layout(name)
             if dt is not None and not dt.isnative:
                 dt = dt.newbyteorder("=")       # big-endian host: swapped after reading
@@ -302,6 +372,8 @@ class BundleReader:
             errors.DataLossError: a data file is truncated or a tensor fails its crc32c
                 (names the file and the tensor).
         """
+        if self.sliced and any(n in self.sliced for n in names):
+            return self._read_sliced(names, out, check_only)
         slot = self._slot
         order = sorted(names, key=lambda n: slot(n)[:2]) if len(names) > 1 else names
         values, jobs = {}, []
@@ -331,6 +403,24 @@ class BundleReader:
                 np.copyto(dest, value)
                 values[name] = dest
         return values
+
+    def _read_sliced(self, names, out, check_only):
+        """``read_many`` where some of ``names`` are stored as slices: every slice is read
+        (and checked) with the other tensors, then each such tensor is put together."""
+        whole = [n for n in names if n not in self.sliced]
+        pieces = [label for n in names if n in self.sliced for _, label in self.sliced[n]]
+        got = self.read_many(whole + pieces, out=out, check_only=check_only)
+        if check_only:
+            return None
+        for n in names:
+            if n in self.sliced:
+                parts = [(idx, got.pop(label)) for idx, label in self.sliced[n]]
+                value = np.zeros(self.shape(n), parts[0][1].dtype if parts else
+                                 _np_dtype(self._check_dtype(n)))
+                for idx, part in parts:
+                    value[idx] = part
+                got[n] = value
+        return got
 
     def _run(self, jobs):
         """Reads and checks ``jobs`` (``(name, data file, offset, size, destination uint8
@@ -386,7 +476,7 @@ class BundleReader:
 
     def verify(self):
         """Checks every byte of every tensor, without keeping any value."""
-        self.read_many(list(self.entries), check_only=True)
+        self.read_many(list(self._entry), check_only=True)
 
     def _crc_error(self, name, path):
         return _loss(f"Checkpoint {self.prefix} is corrupted: tensor {name!r} in data file "
@@ -411,7 +501,7 @@ class BundleReader:
             out[i] = bytes(buf[start:start + n])
             start += n
         _, crc = _string_bytes(out)
-        if crc != self.entries[name].crc32c:
+        if crc != self._entry[name].crc32c:
             raise self._crc_error(name, path)
         return out.reshape(shape)
 

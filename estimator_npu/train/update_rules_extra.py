@@ -1,5 +1,6 @@
-"""Update rules of TF1's Adadelta, ProximalAdagrad and FTRL optimizers (the protocol of
-``update_rules``; each step is a few whole-buffer numpy expressions).
+"""Update rules of TF1's Adadelta, ProximalAdagrad, ProximalGradientDescent and FTRL
+optimizers (the protocol of ``update_rules``; each step is a few whole-buffer numpy
+expressions).
 
 Adadelta::
 
@@ -11,6 +12,10 @@ ProximalAdagrad::
 
     acc += g^2;  a = lr / sqrt(acc);  v = p - a g
     p = sign(v) max(|v| - a l1, 0) / (1 + a l2)         (p = v / (1 + a l2) when l1 = 0)
+
+ProximalGradientDescent (TF's ``ApplyProximalGradientDescent``)::
+
+    v = p - lr g;   p = sign(v) max(|v| - lr l1, 0) / (1 + lr l2)   (v / (1 + lr l2): l1 = 0)
 
 FTRL (TF's ``ApplyFtrlV2``; ``n^-lr_power`` with ``lr_power <= 0``)::
 
@@ -54,6 +59,18 @@ class ProximalAdagrad(UpdateRule):
         if l1 > 0:
             v = np.sign(v) * np.maximum(np.abs(v) - a * l1, 0.0)
         param[...] = v / (1.0 + a * l2)
+
+
+class ProximalGradientDescent(UpdateRule):
+    n_ops = 8
+
+    def update(self, param, grad, state, hyper, work=None):
+        dt = param.dtype.type
+        lr, l1, l2 = (dt(hyper[k]) for k in ("learning_rate", "l1", "l2"))
+        v = param - grad * lr
+        if l1 > 0:
+            v = np.sign(v) * np.maximum(np.abs(v) - lr * l1, dt(0))
+        param[...] = v / (dt(1) + l2 * lr)
 
 
 class Ftrl(UpdateRule):

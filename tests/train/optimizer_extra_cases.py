@@ -43,6 +43,9 @@ CASES["proximal_adagrad"] = _opt_case(lambda tf: tf.train.ProximalAdagradOptimiz
 CASES["proximal_adagrad_l1_l2"] = _opt_case(lambda tf: tf.train.ProximalAdagradOptimizer(
     0.3, initial_accumulator_value=0.5, l1_regularization_strength=0.05,
     l2_regularization_strength=0.1))
+CASES["proximal_gd"] = _opt_case(lambda tf: tf.train.ProximalGradientDescentOptimizer(0.3))
+CASES["proximal_gd_l1_l2"] = _opt_case(lambda tf: tf.train.ProximalGradientDescentOptimizer(
+    0.3, l1_regularization_strength=0.05, l2_regularization_strength=0.1))
 CASES["ftrl"] = _opt_case(lambda tf: tf.train.FtrlOptimizer(0.2))
 CASES["ftrl_l1_l2"] = _opt_case(lambda tf: tf.train.FtrlOptimizer(
     0.2, l1_regularization_strength=0.01, l2_regularization_strength=0.05))

@@ -17,9 +17,29 @@ X = RNG.rand(8, 6, 6, 2).astype(np.float32)
 Y = RNG.randint(0, 3, 8).astype(np.int32)
 OPTIMIZERS = {"adam": lambda: tf.train.AdamOptimizer(0.01),
               "momentum": lambda: tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
-              "sgd": lambda: tf.train.GradientDescentOptimizer(0.1)}
+              "sgd": lambda: tf.train.GradientDescentOptimizer(0.1),
+              "adadelta": lambda: tf.train.AdadeltaOptimizer(0.5, rho=0.9, epsilon=1e-6),
+              "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
+                                                     l2_regularization_strength=0.02),
+              "ftrl_v2": lambda: tf.train.FtrlOptimizer(
+                  0.1, l1_regularization_strength=0.001,
+                  l2_shrinkage_regularization_strength=0.05),
+              "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(
+                  0.1, l1_regularization_strength=0.001, l2_regularization_strength=0.02),
+              "proximal_gd": lambda: tf.train.ProximalGradientDescentOptimizer(
+                  0.1, l1_regularization_strength=0.001, l2_regularization_strength=0.02),
+              "lamb": lambda: tf.train.LAMBOptimizer(
+                  0.01, weight_decay_rate=0.01, exclude_from_weight_decay=["bias", "beta"]),
+              # loss scaling: the update and the global step only when the gradients are
+              # finite (a Switch in TF), the manager's rule (Selects, Assigns) every step
+              "loss_scale": lambda: tf.npu.NPULossScaleOptimizer(
+                  tf.train.MomentumOptimizer(0.05, 0.9),
+                  tf.npu.ExponentialUpdateLossScaleManager(2 ** 10, incr_every_n_steps=2))}
 
-TRAIN_OP = {"adam": "Adam", "momentum": "Momentum", "sgd": "GradientDescent"}
+TRAIN_OP = {"adam": "Adam", "momentum": "Momentum", "sgd": "GradientDescent",
+            "adadelta": "Adadelta", "ftrl": "Ftrl", "ftrl_v2": "Ftrl",
+            "proximal_adagrad": "ProximalAdagrad", "loss_scale": "NPULossScaleOptimizer_update",
+            "proximal_gd": "ProximalGradientDescent", "lamb": "LAMBOptimizer"}
 
 
 def _model_fn(optimizer):
