@@ -188,3 +188,37 @@ def test_band_convolution_and_filter_gradient_match_reference(shape, k, s, pad, 
     ew = conv_grads_ref(x, w, dy, st, pad)[1]
     np.testing.assert_allclose(got_w, ew, atol=1e-11)
     np.testing.assert_array_equal(alone, got_w)
+
+
+@pytest.mark.parametrize("rewrites", [True, False], ids=["paired", "alone"])
+def test_2x2_max_pool_masks_match_the_window_loop(rewrites, monkeypatch):
+    """A 2x2 stride-2 pool over more than 8 channels: forward and gradient from the
+    first-maximum masks (computed by the paired forward, or by the gradient itself) equal
+    the window loop's bit for bit, ties included (ReLU zeros and repeated integers)."""
+    from estimator_npu.engine.ops import pool_ops
+    used = []
+    real = pool_ops._pool_2x2
+    monkeypatch.setattr(pool_ops, "_pool_2x2", lambda *a: used.append(1) or real(*a))
+    rng = np.random.default_rng(9)
+    x = np.maximum(rng.integers(-3, 3, (3, 6, 8, 12)), 0).astype(np.float32)
+    dy = rng.standard_normal((3, 3, 4, 12)).astype(np.float32)
+
+    def run():
+        with tf.Graph().as_default():
+            xt = tf.constant(x)
+            y = tf.nn.max_pool(xt, 2, 2, "VALID")
+            g = tf.gradients(y, xt, grad_ys=tf.constant(dy))[0]
+            return tf.Session().run([y, g])
+    with monkeypatch.context() as m:
+        if not rewrites:
+            m.setattr(plan_rewrites, "kernel_overrides", lambda *a: {})
+        got = run()
+    assert len(used) == 1, used
+    monkeypatch.setattr(pool_ops, "_PAIR_C", 64)  # the window loop
+    ref = run()
+    assert len(used) == 1
+    for a, b in zip(got, ref):
+        np.testing.assert_array_equal(a, b)
+    # each window's gradient went to exactly one of its pixels
+    np.testing.assert_allclose(got[1].sum(axis=(1, 2)), dy.sum(axis=(1, 2)), rtol=1e-5)
+    assert np.count_nonzero(got[1]) == dy.size
