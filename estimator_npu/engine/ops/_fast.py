@@ -30,6 +30,8 @@ def sum_last(x, keepdims=False):
 def sum_first(x, keepdims=False):
     """``x.sum(axis=0)`` for a float array of rank >= 2."""
     n = x.shape[0]
+    if x.ndim == 2 and not keepdims:  # a dense layer's bias gradient: no reshapes
+        return np.dot(ones(n, x.dtype), x)
     r = np.dot(ones(n, x.dtype), x.reshape(n, -1)).reshape(x.shape[1:])
     return r[None] if keepdims else r
 
