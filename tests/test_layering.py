@@ -203,7 +203,11 @@ def test_core_line_budget(layer):
     # 12200 -> 12250, issue 12: plans free each intermediate after its last use (ModelZoo
     # Non-local net ran out of memory), TF's per-op Philox streams in Session, fetched 0-d
     # variables as numpy scalars.
-    budget = {"engine": 12250, "device": 1200, "hooks": 2500}[layer]
+    # 12250 -> 12400, issue 16: conv kernels for few-channel inputs (banded-filter tiles,
+    # forward and filter gradient: LeNet's step 1.22x) and 2x2 max pools whose gradient
+    # reuses the forward's masks (paired by a plan rewrite), measured in
+    # docs/performance.md.
+    budget = {"engine": 12400, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -8,6 +8,8 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
 * **Shared patches.** A ``Conv2D`` and the ``Conv2DBackpropFilter`` of the same input
   tensor and geometry in one plan share the forward im2col matrix (``conv_ops.Patches``):
   the filter gradient skips its own im2col.
+* **Paired pools.** A 2x2 stride-2 ``MaxPool`` over many channels and its ``MaxPoolGrad``
+  share the masks of each window's first maximum computed by the forward pass.
 * **In-place bias and activation.** ``Relu(BiasAdd(Conv2D(x, w), b))`` where the plan
   reads the convolution only through the ``BiasAdd`` and the ``BiasAdd`` only through the
   ``Relu`` (neither fetched nor fed): the ``BiasAdd`` adds into the convolution's fresh
@@ -102,6 +104,23 @@ def _shared_patches(order, ctx, out):
             out[op] = conv_ops._conv2d_backprop_filter_kernel(op, ctx, patches)
 
 
+def _paired_pools(order, ctx, out):
+    """A 2x2 ``MaxPool`` and the ``MaxPoolGrad`` of its input and output share the
+    forward's first-maximum masks (``pool_ops.PoolMasks``)."""
+    from estimator_npu.engine.ops import pool_ops
+    for op in order:
+        if op.type != "MaxPoolGrad" or not _floats(op):
+            continue
+        x, y = op.inputs[0], op.inputs[1]
+        fwd = y.op
+        if fwd.type != "MaxPool" or fwd.inputs[0] is not x or fwd in out or \
+                fwd.attrs != op.attrs:
+            continue
+        masks = pool_ops.PoolMasks()
+        out[fwd] = pool_ops._max_pool_kernel(fwd, ctx, masks)
+        out[op] = pool_ops._max_pool_grad_kernel(op, ctx, masks)
+
+
 def _in_place_epilogues(order, pinned, out):
     readers = _readers(order)
     for op in order:
@@ -163,6 +182,7 @@ def kernel_overrides(order, targets, feeds, ctx):
     pinned.update(t for t in targets if not hasattr(t, "outputs"))
     out = {}
     _shared_patches(order, ctx, out)
+    _paired_pools(order, ctx, out)
     _in_place_epilogues(order, pinned, out)
     _mask_products(order, pinned, out)
     return out

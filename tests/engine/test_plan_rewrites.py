@@ -152,3 +152,73 @@ def test_masked_product_inputs_are_assignments_not_calls():
     assert "k_" not in lines["Cast"].split("#")[0], lines["Cast"]
     wv = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
     np.testing.assert_allclose(got, xv.T @ (xv @ wv > 0).astype(np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape, k, s, pad, co, nchw", [
+    ((3, 12, 12, 1), (5, 5), 1, "SAME", 6, False),   # LeNet's first convolution, smaller
+    ((2, 9, 10, 6), (5, 5), 1, "VALID", 16, True),
+    ((2, 11, 13, 3), (3, 3), 2, "SAME", 5, False),   # strided tiles
+    ((2, 8, 8, 2), (2, 3), (1, 2), "VALID", 40, False),
+])
+def test_band_convolution_and_filter_gradient_match_reference(shape, k, s, pad, co, nchw,
+                                                              monkeypatch):
+    """Few input channels: Conv2D and its filter gradient run on tiles of T output pixels
+    times a banded filter (shared patches or their own), the same values as the
+    reference; the input gradient is unchanged."""
+    used = []
+    real = conv_ops._band_patches
+    monkeypatch.setattr(conv_ops, "_band_patches", lambda *a: used.append(a[4]) or real(*a))
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal(k + (shape[3], co))
+    st = (s, s) if isinstance(s, int) else s
+    dy = rng.standard_normal(conv_ref(x, w, st, pad).shape)
+    tr = (lambda a: np.ascontiguousarray(a.transpose(0, 3, 1, 2))) if nchw else (lambda a: a)
+    xt = tf.constant(tr(x))
+    y = tf.nn.conv2d(xt, tf.constant(w), [1, 1, *st] if nchw else [1, *st, 1], pad,
+                     data_format="NCHW" if nchw else "NHWC")
+    bpf = tf.nn.conv2d_backprop_filter(xt, list(w.shape), tf.constant(tr(dy)),
+                                       [1, 1, *st] if nchw else [1, *st, 1], pad,
+                                       data_format="NCHW" if nchw else "NHWC")
+    sess = tf.Session()
+    got_y, got_w = sess.run([y, bpf])                    # patches shared in this plan
+    alone = sess.run(bpf)                                # and computed by the gradient
+    assert used and all(t > 1 for t in used), used
+    np.testing.assert_allclose(got_y, tr(conv_ref(x, w, st, pad)), atol=1e-11)
+    ew = conv_grads_ref(x, w, dy, st, pad)[1]
+    np.testing.assert_allclose(got_w, ew, atol=1e-11)
+    np.testing.assert_array_equal(alone, got_w)
+
+
+@pytest.mark.parametrize("rewrites", [True, False], ids=["paired", "alone"])
+def test_2x2_max_pool_masks_match_the_window_loop(rewrites, monkeypatch):
+    """A 2x2 stride-2 pool over more than 8 channels: forward and gradient from the
+    first-maximum masks (computed by the paired forward, or by the gradient itself) equal
+    the window loop's bit for bit, ties included (ReLU zeros and repeated integers)."""
+    from estimator_npu.engine.ops import pool_ops
+    used = []
+    real = pool_ops._pool_2x2
+    monkeypatch.setattr(pool_ops, "_pool_2x2", lambda *a: used.append(1) or real(*a))
+    rng = np.random.default_rng(9)
+    x = np.maximum(rng.integers(-3, 3, (3, 6, 8, 12)), 0).astype(np.float32)
+    dy = rng.standard_normal((3, 3, 4, 12)).astype(np.float32)
+
+    def run():
+        with tf.Graph().as_default():
+            xt = tf.constant(x)
+            y = tf.nn.max_pool(xt, 2, 2, "VALID")
+            g = tf.gradients(y, xt, grad_ys=tf.constant(dy))[0]
+            return tf.Session().run([y, g])
+    with monkeypatch.context() as m:
+        if not rewrites:
+            m.setattr(plan_rewrites, "kernel_overrides", lambda *a: {})
+        got = run()
+    assert len(used) == 1, used
+    monkeypatch.setattr(pool_ops, "_PAIR_C", 64)  # the window loop
+    ref = run()
+    assert len(used) == 1
+    for a, b in zip(got, ref):
+        np.testing.assert_array_equal(a, b)
+    # each window's gradient went to exactly one of its pixels
+    np.testing.assert_allclose(got[1].sum(axis=(1, 2)), dy.sum(axis=(1, 2)), rtol=1e-5)
+    assert np.count_nonzero(got[1]) == dy.size

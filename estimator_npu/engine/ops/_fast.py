@@ -30,7 +30,9 @@ def sum_last(x, keepdims=False):
 def sum_first(x, keepdims=False):
     """``x.sum(axis=0)`` for a float array of rank >= 2."""
     n = x.shape[0]
-    r = np.matmul(ones(n, x.dtype), x.reshape(n, -1)).reshape(x.shape[1:])
+    if x.ndim == 2 and not keepdims:  # a dense layer's bias gradient: no reshapes
+        return np.dot(ones(n, x.dtype), x)
+    r = np.dot(ones(n, x.dtype), x.reshape(n, -1)).reshape(x.shape[1:])
     return r[None] if keepdims else r
 
 
@@ -40,7 +42,7 @@ def sum_leading(x, k, keepdims=False):
     n = 1
     for d in x.shape[:k]:
         n *= d
-    r = np.matmul(ones(n, x.dtype), x.reshape(n, -1)).reshape(x.shape[k:])
+    r = np.dot(ones(n, x.dtype), x.reshape(n, -1)).reshape(x.shape[k:])
     return r.reshape((1,) * k + r.shape) if keepdims else r
 
 

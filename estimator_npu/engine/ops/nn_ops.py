@@ -50,8 +50,13 @@ def gelu(features, approximate=False, name=None):
     return _unary("Gelu", features, name, approximate=bool(approximate))
 
 
+# 0-d zeros: numpy 2 takes a slower path for a Python scalar operand (2.4 -> 1.3 us, 8x16)
+_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+
+
 def _relu(x):
-    return np.maximum(x, 0, dtype=x.dtype)
+    z = _ZEROS.get(x.dtype)
+    return np.maximum(x, 0, dtype=x.dtype) if z is None else np.maximum(x, z)
 
 
 def _gelu(x, approximate):

@@ -13,6 +13,7 @@ gradient table::
     AvgPoolGrad(s, dy)          ddy = AvgPool(g)
 """
 import functools
+import threading
 
 import numpy as np
 
@@ -48,7 +49,58 @@ def _batch_split(n, per_image, fn):
     threads.split(n, fn, threads.MIN_SIZE // max(per_image, 1) + 1)
 
 
-def _max_pool_kernel(op, ctx):
+class PoolMasks(threading.local):
+    """The first-maximum masks a 2x2 ``MaxPool`` computed (``_pool_2x2``), handed to the
+    ``MaxPoolGrad`` of the same input and output in the same plan (paired by
+    ``engine.plan_rewrites``); used once, and only for those very arrays."""
+
+    def __init__(self):
+        self.x = self.y = self.masks = None
+
+
+def _pairs(x, c, nchw, ksize, strides, pads):
+    """A 2x2 stride-2 unpadded NHWC pool of even size over more than ``_PAIR_C`` channels:
+    it runs on the window's pixel pairs (``_pool_2x2``)."""
+    return not nchw and ksize == strides == (2, 2) and not any(pads) and c > _PAIR_C and \
+        x.shape[1] % 2 == 0 and x.shape[2] % 2 == 0 and x.flags.c_contiguous
+
+
+def _pool_2x2(x, y, masks):
+    """2x2 stride-2 max pool of contiguous NHWC ``x`` into ``y`` (both split along the
+    batch), with the masks of each window's first maximum (row-major, as TF): ``ht``/``hb``
+    the left pixel of the top/bottom pair is that pair's first maximum, ``vt`` the top
+    pair holds the window's. The max of the same four values as the window loop."""
+    n, oh, ow, c = y.shape
+
+    def part(a, b):
+        v = x[a:b].reshape(-1, 2, ow, 2, c)
+        ht, hb, vt = (m[a:b].reshape(-1, ow, c) for m in masks)
+        np.greater_equal(v[:, 0, :, 0], v[:, 0, :, 1], out=ht)
+        np.greater_equal(v[:, 1, :, 0], v[:, 1, :, 1], out=hb)
+        top, bottom = np.maximum(v[:, 0, :, 0], v[:, 0, :, 1]), np.maximum(v[:, 1, :, 0],
+                                                                          v[:, 1, :, 1])
+        np.greater_equal(top, bottom, out=vt)
+        np.maximum(top, bottom, out=y[a:b].reshape(-1, ow, c))
+    _batch_split(n, 4 * oh * ow * c, part)
+
+
+def _pool_grad_2x2(dy, masks, out):
+    """MaxPoolGrad from ``_pool_2x2``'s masks: ``dy`` times each quarter's mask written into
+    that quarter of ``out`` (no equality tests: 6.5 -> 1.9 ms at (100, 14, 14, 64))."""
+    n, oh, ow, c = dy.shape
+
+    def part(a, b):
+        ht, hb, vt = (m[a:b].reshape(-1, ow, c) for m in masks)
+        d, o = dy[a:b].reshape(-1, ow, c), out[a:b].reshape(-1, 2, ow, 2, c)
+        t = np.logical_and(vt, ht)
+        np.multiply(d, t, out=o[:, 0, :, 0])
+        np.multiply(d, np.greater(vt, ht, out=t), out=o[:, 0, :, 1])
+        np.multiply(d, np.greater(hb, vt, out=t), out=o[:, 1, :, 0])
+        np.multiply(d, np.logical_not(np.logical_or(vt, hb, out=t), out=t), out=o[:, 1, :, 1])
+    _batch_split(n, 4 * oh * ow * c, part)
+
+
+def _max_pool_kernel(op, ctx, pairing=None):
     ksize, strides, padding, nchw = _pool_params(op)
     scr = Scratch()
 
@@ -57,6 +109,11 @@ def _max_pool_kernel(op, ctx):
         n, h, w, c = xc.shape
         oh, ow, pads = geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding)
         out, oc = _out_array((n, oh, ow, c), nchw, x.dtype)
+        if pairing is not None and _pairs(x, c, nchw, ksize, strides, pads):
+            masks = tuple(np.empty(out.shape, np.bool_) for _ in range(3))
+            _pool_2x2(x, out, masks)
+            pairing.x, pairing.y, pairing.masks = x, out, masks
+            return out
 
         def part(a, b):
             xp = padded(scr, "x", xc[a:b], pads, x.dtype, -np.inf)
@@ -167,7 +224,7 @@ def _max_pool_grad_2x2(x, y, dy, out):
     np.multiply(du, bottom, out=o[:, 1])
 
 
-def _max_pool_grad_kernel(op, ctx):
+def _max_pool_grad_kernel(op, ctx, pairing=None):
     ksize, strides, padding, nchw = _pool_params(op)
     overlap = strides[0] < ksize[0] or strides[1] < ksize[1]
     scr = Scratch()
@@ -177,6 +234,15 @@ def _max_pool_grad_kernel(op, ctx):
         n, h, w, c = xc.shape
         oh, ow, pads = geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding)
         out, oc = _out_array(xc.shape, nchw, dy.dtype)
+        if _pairs(x, c, nchw, ksize, strides, pads) and dy.shape == y.shape:
+            masks = None
+            if pairing is not None and pairing.y is y and pairing.x is x:
+                masks, pairing.y = pairing.masks, None
+            if masks is None:  # the masks (and a max pool whose result is y's values)
+                masks = tuple(scr.get(k, y.shape, np.bool_) for k in ("ht", "hb", "vt"))
+                _pool_2x2(x, scr.get("y", y.shape, x.dtype), masks)
+            _pool_grad_2x2(np.ascontiguousarray(dy), masks, out)
+            return out
         if not nchw and ksize == strides == (2, 2) and not any(pads) and h % 2 == 0 and \
                 w % 2 == 0 and c <= _PAIR_C:
             xs, ys, ds = (np.ascontiguousarray(a) for a in (x, y, dy))
