@@ -114,7 +114,60 @@ def _libm():
 
 _LIBM = _libm()
 # how far from a midpoint (in ulps) glibc was seen to round otherwise: logf up to 0.32
-_BAND = {"logf": 0.35, "sinf": 0.1, "cosf": 0.1}
+_BAND = {"logf": 0.35, "sinf": 0.07, "cosf": 0.07}  # glibc: sinf/cosf worst 0.5607 ulp
+
+
+# glibc's float logf (2.27+): x = 2**k * z, z in [0x3f330000, 2 * that) bits, one of 16
+# sub-intervals i with a double 1/c and log(c), then a degree-3 polynomial in r = z/c - 1,
+# all in float64 and rounded once to float32 (constants from glibc's logf data table)
+_LOGF_INVC = np.array(
+    [float.fromhex(h) for h in (
+        "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0",
+        "0x1.3c995b0b80385p+0", "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0",
+        "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0", "0x1.0953f419900a7p+0", "0x1p+0",
+        "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
+        "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1")])
+_LOGF_LOGC = np.array(
+    [float.fromhex(h) for h in (
+        "-0x1.57bf7808caadep-2", "-0x1.2bef0a7c06ddbp-2", "-0x1.01eae7f513a67p-2",
+        "-0x1.b31d8a68224e9p-3", "-0x1.6574f0ac07758p-3", "-0x1.1aa2bc79c81p-3",
+        "-0x1.a4e76ce8c0e5ep-4", "-0x1.1973c5a611cccp-4", "-0x1.252f438e10c1ep-5", "0x0p+0",
+        "0x1.aa5aa5df25984p-5", "0x1.c5e53aa362eb4p-4", "0x1.526e57720db08p-3",
+        "0x1.bc2860d22477p-3", "0x1.1058bc8a07ee1p-2", "0x1.4043057b6ee09p-2")])
+_LOGF_A = [float.fromhex(h) for h in (
+    "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2")]
+_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+# a build with fused multiply-adds rounds its float64 steps a few 2**-52 apart from this:
+# only a result that close to a float32 midpoint (about 1e-6 of the elements) asks glibc
+_LOGF_BAND = 1e-5
+
+
+def _glibc_logf64(x):
+    """glibc's logf of positive normal float32 ``x`` before its final rounding (float64)."""
+    ix = np.asarray(x, np.float32).view(np.uint32)
+    tmp = ix - np.uint32(0x3F330000)
+    i = (tmp >> np.uint32(19)) & np.uint32(15)
+    k = tmp.view(np.int32) >> np.int32(23)
+    z = (ix - (tmp & np.uint32(0xFF800000))).view(np.float32).astype(np.float64)
+    r = z * _LOGF_INVC[i] - 1.0
+    y0 = _LOGF_LOGC[i] + k.astype(np.float64) * _LN2
+    r2 = r * r
+    y = _LOGF_A[1] * r + _LOGF_A[2]
+    y = _LOGF_A[0] * r2 + y
+    return y * r2 + (y0 + r)
+
+
+def _logf(x):
+    """float32 ``logf`` of float32 ``x`` in [1e-7, 1) (the Box-Muller radius), as glibc."""
+    y = _glibc_logf64(x)
+    r = y.astype(np.float32)
+    fn = _LIBM.get("logf")
+    if fn is not None:
+        ulp = np.spacing(np.abs(r)).astype(np.float64)
+        near = np.abs(np.abs(y - r) / np.where(ulp > 0, ulp, 1.0) - 0.5) < _LOGF_BAND
+        if near.any():
+            r[near] = fn(x[near]).astype(np.float32)
+    return r
 
 
 def _float32_libm(name, x):
@@ -137,7 +190,7 @@ def box_muller_float(x0, x1):
     """Two float32 standard normals per pair of words (TF's ``BoxMullerFloat``)."""
     u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
     v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    u2 = np.sqrt(np.float32(-2.0) * _float32_libm("logf", u1))
+    u2 = np.sqrt(np.float32(-2.0) * _logf(u1))
     return _float32_libm("sinf", v1) * u2, _float32_libm("cosf", v1) * u2
 
 
