@@ -203,7 +203,9 @@ def test_core_line_budget(layer):
     # 12200 -> 12250, issue 12: plans free each intermediate after its last use (ModelZoo
     # Non-local net ran out of memory), TF's per-op Philox streams in Session, fetched 0-d
     # variables as numpy scalars.
-    budget = {"engine": 12250, "device": 1200, "hooks": 2500}[layer]
+    # 12250 -> 12270, issue 12's value sweep: TF's results of reductions over empty
+    # inputs, NaN-skipping ArgMax, float-only unary ops, tf.div, the top_k namedtuple.
+    budget = {"engine": 12270, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

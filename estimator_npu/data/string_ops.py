@@ -5,6 +5,7 @@
     n = tf.strings.to_number(["1.5", "2"])      # float32 [1.5, 2.0]
     s = tf.strings.join([first, last], separator=" ")
 """
+import builtins
 import re
 
 import numpy as np
@@ -114,7 +115,15 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
     """``tf.strings.substr`` with Python int ``pos``/``len``."""
     p, n = int(pos), int(len)
-    return _elementwise("Substr", input, lambda op, b: b[p:p + n], dtypes.string, name)
+
+    def fn(op, b):  # a negative pos counts from the end; one past either end is an error
+        start = p + builtins.len(b) if p < 0 else p
+        if not 0 <= start <= builtins.len(b):
+            raise errors.InvalidArgumentError(None, op, f"Substr: pos {p} out of range for "
+                                              f"string b'{b[:40].decode('latin-1')}' at "
+                                              f"index 0")
+        return b[start:start + n]
+    return _elementwise("Substr", input, fn, dtypes.string, name)
 
 
 def encode_base64(input, pad=False, name=None):  # noqa: A002
@@ -151,9 +160,9 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  
         raise TypeError("as_string: `input` must be numeric or bool, got tf.string")
     spec = "e" if scientific else "g" if shortest else "f"
     prec = "" if precision < 0 and spec == "g" else f".{6 if precision < 0 else precision}"
-    pad = "" if width < 0 else f"{fill or ''}{width}"
-    fmt = "{:" + (pad if not fill else f"{fill}>{width}") + prec + spec + "}" \
-        if x.dtype.is_floating else "{:" + (pad if not fill else f"{fill}>{width}") + "}"
+    # printf's %0Nd pads with zeros after the sign; any other fill right-aligns with spaces
+    pad = "" if width < 0 else f"0{width}" if fill == "0" else f">{width}"
+    fmt = "{:" + pad + (prec + spec if x.dtype.is_floating else "") + "}"
     return make_tensor("AsString", [x], dtypes.string, x.shape, {"fmt": fmt},
                        name=name or "AsString")
 
@@ -214,6 +223,8 @@ def _split_kernel(op, ctx):
 
     def split_one(b):
         if mode == "chars":  # string_split: every byte of ``sep`` is a delimiter
+            if not b:  # TF's StringSplit: an empty string has no tokens, even kept empty ones
+                return []
             if not sep:
                 parts = [b[i:i + 1] for i in range(len(b))]
             else:
@@ -221,7 +232,7 @@ def _split_kernel(op, ctx):
             return [p for p in parts if p] if skip_empty else parts
         if sep is None:
             return b.split(None, maxsplit)
-        return b.split(sep, maxsplit) if b else []
+        return b.split(sep, maxsplit)  # StringSplitV2: "" -> [""], as Python
 
     def run(x):
         x = np.asarray(x, dtype=object)
