@@ -130,6 +130,8 @@ from estimator_npu.data.string_ops import join as string_join  # noqa: F401,E402
 from estimator_npu.data.string_ops import to_number as string_to_number  # noqa: F401,E402
 from estimator_npu.data.string_ops import regex_replace  # noqa: F401,E402
 from estimator_npu.data.string_ops import as_string  # noqa: F401,E402
+from estimator_npu.data.string_ops import substr  # noqa: F401,E402 - tf.substr (TF1)
+from estimator_npu.data.string_ops import reduce_join  # noqa: F401,E402 - tf.reduce_join
 
 
 class _DeviceNamespace:
