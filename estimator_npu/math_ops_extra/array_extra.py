@@ -405,8 +405,8 @@ def where_v1(condition, x=None, y=None, name=None):
         x, y = math_ops._pair(x, y, "Select")
         c = convert_to_tensor(condition)
         if not x.shape.is_compatible_with(y.shape):
-            raise ValueError(f"where: `x` {x.name} and `y` {y.name} must have the same shape "
-                             f"(TF1's tf.where does not broadcast; tf.where_v2 does), got "
+            raise ValueError(f"where (Select): `x` {x.name} and `y` {y.name} must have one "
+                             f"shape (TF1's tf.where does not broadcast; tf.where_v2 does), got "
                              f"{x.shape} and {y.shape}")
         return array_ops.where(c, x, y, name=name)
     return array_ops.where(condition, x, y, name=name)
