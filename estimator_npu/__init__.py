@@ -30,12 +30,14 @@ from estimator_npu.engine.init_ops import (constant_initializer, glorot_normal_i
                                            random_uniform_initializer,
                                            truncated_normal_initializer,
                                            variance_scaling_initializer, zeros_initializer)
-from estimator_npu.engine.ops.array_ops import (boolean_mask, broadcast_to, concat,  # noqa: F401
+from estimator_npu.engine.ops.array_ops import (broadcast_to, concat,  # noqa: F401
                                                 expand_dims, fill, gather, one_hot, ones,
                                                 ones_like, pad, range, rank, reshape, reverse,
                                                 shape, size, slice, split, squeeze, stack,
-                                                tile, transpose, unstack, where, where_v2,
+                                                tile, transpose, unstack, where_v2,
                                                 zeros, zeros_like)
+from estimator_npu.math_ops_extra.array_extra import boolean_mask  # noqa: F401,E402
+from estimator_npu.math_ops_extra.array_extra import where_v1 as where  # noqa: F401,E402
 from estimator_npu.engine.ops.core import (constant, convert_to_tensor, group,  # noqa: F401
                                            identity, no_op, placeholder,
                                            placeholder_with_default, stop_gradient)
@@ -129,6 +131,8 @@ from estimator_npu.data.string_ops import join as string_join  # noqa: F401,E402
 from estimator_npu.data.string_ops import to_number as string_to_number  # noqa: F401,E402
 from estimator_npu.data.string_ops import regex_replace  # noqa: F401,E402
 from estimator_npu.data.string_ops import as_string  # noqa: F401,E402
+from estimator_npu.data.string_ops import substr  # noqa: F401,E402 - tf.substr (TF1)
+from estimator_npu.data.string_ops import reduce_join  # noqa: F401,E402 - tf.reduce_join
 
 
 class _DeviceNamespace:

@@ -32,3 +32,5 @@ from estimator_npu.math_ops_extra.space_ops import extract_image_patches  # noqa
 def extract_patches(images, sizes, strides, rates, padding, name=None):
     """``tf.image.extract_patches``: ``extract_image_patches`` with TF2's argument names."""
     return extract_image_patches(images, sizes, strides, rates, padding, name=name)
+from estimator_npu.images.extras import (adjust_gamma, image_gradients, psnr,  # noqa: F401,E402
+                                         rgb_to_yuv, rot90, total_variation, transpose_image)

@@ -32,3 +32,6 @@ from estimator_npu.partition.embedding import (embedding_lookup,  # noqa: F401,E
 from estimator_npu.math_ops_extra.space_ops import (depth_to_space,  # noqa: F401,E402
                                                     space_to_batch, space_to_depth)
 from estimator_npu.math_ops_extra.more_math import zero_fraction  # noqa: F401,E402
+from estimator_npu.math_ops_extra.nn_stats import (log_poisson_loss,  # noqa: F401,E402
+                                                   normalize_moments, sufficient_statistics,
+                                                   weighted_moments)

@@ -11,3 +11,4 @@ from estimator_npu.data.string_ops import upper  # noqa: F401
 from estimator_npu.data.string_ops import as_string  # noqa: F401
 from estimator_npu.lookup.tables import (  # noqa: F401
     string_to_hash_bucket_fast as to_hash_bucket_fast)
+from estimator_npu.data.string_ops import reduce_join, regex_full_match  # noqa: F401,E402

@@ -207,7 +207,11 @@ def test_core_line_budget(layer):
     # forward and filter gradient: LeNet's step 1.22x) and 2x2 max pools whose gradient
     # reuses the forward's masks (paired by a plan rewrite), measured in
     # docs/performance.md.
-    budget = {"engine": 12400, "device": 1200, "hooks": 2500}[layer]
+    # +20 -> 12420, issue 12's value sweep: TF's results of reductions over empty
+    # inputs, NaN-skipping ArgMax, float-only unary ops, tf.div, the top_k namedtuple.
+    # +50 -> 12470, issue 12: string fetches as bytes (TF's type), float32 conv weight
+    # gradients under mixed precision.
+    budget = {"engine": 12470, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -39,13 +39,14 @@ def _to_dense(indices, values, dense_shape, default_value, validate_indices=True
 def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """``tf.sparse_tensor_to_dense`` / ``tf.sparse.to_dense``: the dense tensor of
     ``sp_input`` with ``default_value`` (0 or b"") where no value is given."""
+    if isinstance(sp_input, SparseTensorValue):
+        sp_input = SparseTensor.from_value(sp_input)
     if not isinstance(sp_input, SparseTensor):
         raise TypeError(f"sp_input must be a SparseTensor, got {type(sp_input).__name__}")
     dt = sp_input.dtype
     if default_value is None:
         default_value = b"" if dt == dtypes.string else 0
-    rank = sp_input.dense_shape.shape.values
-    shape = TensorShape(None if rank is None or rank[0] is None else [None] * rank[0])
+    shape = sp_input.shape
     return make_tensor("SparseToDense", [sp_input.indices, sp_input.values,
                                          sp_input.dense_shape], dt, shape,
                        {"default": default_value}, name=name or "SparseToDense")

@@ -5,6 +5,7 @@
     n = tf.strings.to_number(["1.5", "2"])      # float32 [1.5, 2.0]
     s = tf.strings.join([first, last], separator=" ")
 """
+import builtins
 import re
 
 import numpy as np
@@ -114,7 +115,71 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
     """``tf.strings.substr`` with Python int ``pos``/``len``."""
     p, n = int(pos), int(len)
-    return _elementwise("Substr", input, lambda op, b: b[p:p + n], dtypes.string, name)
+
+    def fn(op, b):  # a negative pos counts from the end; one past either end is an error
+        start = p + builtins.len(b) if p < 0 else p
+        if not 0 <= start <= builtins.len(b):
+            raise errors.InvalidArgumentError(None, op, f"Substr: pos {p} out of range for "
+                                              f"string b'{b[:40].decode('latin-1')}' at "
+                                              f"index 0")
+        return b[start:start + n]
+    return _elementwise("Substr", input, fn, dtypes.string, name)
+
+
+def regex_full_match(input, pattern, name=None):  # noqa: A002
+    """``tf.strings.regex_full_match``: whether each whole string matches ``pattern``."""
+    rx = re.compile(as_bytes(pattern))
+    return _elementwise("RegexFullMatch", input, lambda op, b: rx.fullmatch(b) is not None,
+                        dtypes.bool, name)
+
+
+OPS.define("RegexFullMatch", kernel=_elementwise_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
+                reduction_indices=None, keepdims=None):
+    """``tf.strings.reduce_join`` / ``tf.reduce_join``: joins the strings along ``axis``
+    (all axes when None) in row-major order, with ``separator`` between them."""
+    x = _string_tensor(inputs, "reduce_join")
+    axis = reduction_indices if axis is None else axis
+    keep = bool(keepdims if keep_dims is None else keep_dims)
+    nd = x.shape.ndims
+    if nd is None and axis is None:
+        raise ValueError("reduce_join: the rank of `inputs` must be known when axis is None")
+    axes = tuple(builtins.range(nd)) if axis is None else tuple(
+        np.atleast_1d(np.asarray(axis, np.int64)).tolist())
+    if nd is not None:
+        axes = tuple(sorted({a % builtins.max(nd, 1) for a in axes}))
+        dims = x.shape.values
+        shape = [1 if i in axes else d for i, d in enumerate(dims)] if keep else \
+            [d for i, d in enumerate(dims) if i not in axes]
+    else:
+        shape = None
+    return make_tensor("ReduceJoin", [x], dtypes.string, shape,
+                       {"axes": axes, "keep": keep, "sep": as_bytes(separator)},
+                       name=name or "ReduceJoin")
+
+
+def _reduce_join_kernel(op, ctx):
+    axes, keep, sep = op.attrs["axes"], op.attrs["keep"], op.attrs["sep"]
+
+    def run(x):
+        x = np.asarray(x, dtype=object)
+        ax = [a % builtins.max(x.ndim, 1) for a in axes]
+        rest = [i for i in builtins.range(x.ndim) if i not in ax]
+        moved = np.transpose(x, rest + ax).reshape(
+            [x.shape[i] for i in rest] + [-1] if x.size else [x.shape[i] for i in rest] + [0])
+        out = np.empty(moved.shape[:-1], dtype=object)
+        flat = out.reshape(-1)
+        for i, row in enumerate(moved.reshape(-1, moved.shape[-1]) if out.size else []):
+            flat[i] = sep.join(as_bytes(v) for v in row)
+        if keep:
+            out = out.reshape([1 if i in ax else d for i, d in enumerate(x.shape)])
+        return out
+    return run
+
+
+OPS.define("ReduceJoin", kernel=_reduce_join_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def encode_base64(input, pad=False, name=None):  # noqa: A002
@@ -151,9 +216,9 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  
         raise TypeError("as_string: `input` must be numeric or bool, got tf.string")
     spec = "e" if scientific else "g" if shortest else "f"
     prec = "" if precision < 0 and spec == "g" else f".{6 if precision < 0 else precision}"
-    pad = "" if width < 0 else f"{fill or ''}{width}"
-    fmt = "{:" + (pad if not fill else f"{fill}>{width}") + prec + spec + "}" \
-        if x.dtype.is_floating else "{:" + (pad if not fill else f"{fill}>{width}") + "}"
+    # printf's %0Nd pads with zeros after the sign; any other fill right-aligns with spaces
+    pad = "" if width < 0 else f"0{width}" if fill == "0" else f">{width}"
+    fmt = "{:" + pad + (prec + spec if x.dtype.is_floating else "") + "}"
     return make_tensor("AsString", [x], dtypes.string, x.shape, {"fmt": fmt},
                        name=name or "AsString")
 
@@ -214,6 +279,8 @@ def _split_kernel(op, ctx):
 
     def split_one(b):
         if mode == "chars":  # string_split: every byte of ``sep`` is a delimiter
+            if not b:  # TF's StringSplit: an empty string has no tokens, even kept empty ones
+                return []
             if not sep:
                 parts = [b[i:i + 1] for i in range(len(b))]
             else:
@@ -221,7 +288,7 @@ def _split_kernel(op, ctx):
             return [p for p in parts if p] if skip_empty else parts
         if sep is None:
             return b.split(None, maxsplit)
-        return b.split(sep, maxsplit) if b else []
+        return b.split(sep, maxsplit)  # StringSplitV2: "" -> [""], as Python
 
     def run(x):
         x = np.asarray(x, dtype=object)
@@ -279,5 +346,5 @@ def _sparse_only(result_type):
                                   f"{result_type!r} (yet); use 'SparseTensor'")
 
 
-__all__ = ["as_string", "encode_base64", "decode_base64", "length", "to_number", "join", "split", "string_split", "strip", "lower",
+__all__ = ["regex_full_match", "reduce_join", "as_string", "encode_base64", "decode_base64", "length", "to_number", "join", "split", "string_split", "strip", "lower",
            "upper", "regex_replace", "substr"]

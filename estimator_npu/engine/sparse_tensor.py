@@ -64,6 +64,8 @@ class SparseTensor(collections.namedtuple("SparseTensor",
 
     @property
     def shape(self):
+        if self.dense_shape.op.type == "Const":  # a constant dense_shape is the static shape
+            return TensorShape([int(d) for d in self.dense_shape.op.attrs["value"]])
         dims = self.dense_shape.shape.values
         return TensorShape(None if dims is None or dims[0] is None else [None] * dims[0])
 

@@ -110,6 +110,22 @@ def _check(feature_columns, dense_only):
     return sorted(cols, key=lambda c: c.name)
 
 
+def _static_batch(features, col):
+    """The static batch size of the (dense) raw features ``col`` reads, else None."""
+    try:
+        keys = list(col.parse_spec)
+    except Exception:  # noqa: BLE001 - a column without a parse spec: no static batch
+        return None
+    for key in keys:
+        v = features.get(key) if hasattr(features, "get") else None
+        shape = getattr(v, "shape", None)
+        dims = getattr(shape, "values", None) if shape is not None and not isinstance(
+            shape, tuple) else shape
+        if dims and dims[0] is not None and not hasattr(v, "dense_shape"):
+            return int(dims[0])
+    return None
+
+
 def input_layer(features, feature_columns, weight_collections=None, trainable=True,
                 cols_to_vars=None, cols_to_output_tensors=None):
     """The dense ``[batch, sum of num_elements]`` float32 input of the columns, in name order."""
@@ -121,6 +137,9 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
             with variable_scope(None, default_name=_scope_name(col)):
                 t = col.dense(features, cache, trainable=trainable)
                 t = array_ops.reshape(t, [-1, col.num_elements])
+                batch = _static_batch(features, col)
+                if t.shape.values[0] is None and batch is not None:
+                    t.set_shape([batch, col.num_elements])  # as TF's shape inference keeps it
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[col] = t
                 outs.append(t)

@@ -309,14 +309,18 @@ class CrossedColumn(CategoricalColumn):
         return spec
 
     def _parts(self, features, cache):
-        parts = []
+        # TF's SparseCross crosses its sparse inputs (categorical columns' ids, sparse raw
+        # features) before its dense ones (dense raw features), whatever the keys' order
+        from estimator_npu.engine.sparse_tensor import SparseTensor, SparseTensorValue
+        sparse, dense = [], []
         for k in self.keys:
             if isinstance(k, str):
-                t = _key_tensor(features, k, self.name)
-                parts.append(t)
+                is_sparse = isinstance(features.get(k) if hasattr(features, "get") else None,
+                                       (SparseTensor, SparseTensorValue))
+                (sparse if is_sparse else dense).append(_key_tensor(features, k, self.name))
             else:
-                parts.append(k.ids(features, cache)[0])
-        return parts
+                sparse.append(k.ids(features, cache)[0])
+        return sparse + dense
 
     def _cross(self, *arrays):
         rows = [_rows(a) for a in arrays]

@@ -28,8 +28,9 @@ from estimator_npu.engine.variable_scope import get_variable, variable_scope
 # ------------------------------------------------------------------ helpers
 def _float_inputs(inputs, layer):
     x = convert_to_tensor(inputs)
-    if not x.dtype.is_floating:
-        x = math_ops.cast(x, dtypes.float32)
+    if not x.dtype.is_floating:  # TF's layers are built for floating-point inputs only
+        raise TypeError(f"{layer}: a layer can only be built with a floating-point dtype; "
+                        f"got inputs {x.name} of {x.dtype.name} (tf.cast them first)")
     if x.shape.ndims is None:
         raise ValueError(f"{layer}: the rank of the inputs must be known, got {x}")
     return x

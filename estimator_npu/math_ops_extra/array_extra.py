@@ -370,3 +370,43 @@ def unravel_index(indices, dims, name=None):
 OPS.define("UnravelIndex", kernel=simple(lambda i, d: np.array(
     np.unravel_index(np.asarray(i), tuple(int(v) for v in d)), dtype=np.asarray(i).dtype)),
     grad=NOT_DIFFERENTIABLE)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """``tensor`` at the true places of ``mask`` (rank k, matching ``tensor``'s dims
+    ``axis .. axis+k``), which collapse into one dimension, as TF's."""
+    x = convert_to_tensor(tensor)
+    m = convert_to_tensor(mask, dtype=dtypes.bool)
+    k = m.shape.ndims
+    if k is None:
+        raise ValueError("boolean_mask: the rank of `mask` must be known statically")
+    if k == 0:
+        raise ValueError("boolean_mask: `mask` cannot be a scalar")
+    axis = 0 if axis is None else int(axis)
+    n = x.shape.ndims
+    if n is not None:
+        axis %= max(n, 1)
+        if not x.shape[axis:axis + k].is_compatible_with(m.shape):
+            raise ValueError(f"boolean_mask: shapes {x.shape[axis:axis + k]} and {m.shape} "
+                             f"are incompatible (tensor {x.name} at axis {axis}, mask {m.name})")
+    if k > 1:
+        dyn = array_ops.shape(x)
+        x = array_ops.reshape(x, array_ops.concat([dyn[:axis], [-1], dyn[axis + k:]], 0))
+        m = array_ops.reshape(m, [-1])
+    idx = array_ops.reshape(array_ops.where(m), [-1])
+    return array_ops.gather(x, idx, axis=axis, name=name)
+
+
+def where_v1(condition, x=None, y=None, name=None):
+    """``tf.where`` (TF1's Select): ``x`` and ``y`` of one shape, the condition of that
+    shape or a vector over its first dimension (checked by ``where``); no broadcasting
+    of ``x`` and ``y`` (``tf.where_v2`` has it)."""
+    if x is not None and y is not None:
+        x, y = math_ops._pair(x, y, "Select")
+        c = convert_to_tensor(condition)
+        if not x.shape.is_compatible_with(y.shape):
+            raise ValueError(f"where (Select): `x` {x.name} and `y` {y.name} must have one "
+                             f"shape (TF1's tf.where does not broadcast; tf.where_v2 does), got "
+                             f"{x.shape} and {y.shape}")
+        return array_ops.where(c, x, y, name=name)
+    return array_ops.where(condition, x, y, name=name)

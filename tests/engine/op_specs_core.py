@@ -291,7 +291,7 @@ case("Select", "same_shape",
      lambda x, y: tf.where(tf.constant([[True, False, True], [False, False, True]]), x, y),
      normal((2, 3), (2, 3)))
 case("Select", "broadcast",
-     lambda x, y: tf.where(tf.constant([[True], [False]]), x, y), normal((2, 3), ()))
+     lambda x, y: tf.where_v2(tf.constant([[True], [False]]), x, y), normal((2, 3), ()))
 case("Select", "condition_from_input",
      lambda x: tf.where(x > 0.0, x * x, -x), away_from_zero((3, 4)))
 case("GatherV2", "axis0_repeated", lambda p: tf.gather(p, tf.constant([2, 0, 2, 3])),

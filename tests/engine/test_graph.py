@@ -369,13 +369,18 @@ def test_static_shape_inference(graph):
     (lambda i: tf.reduce_sum(i, axis=0, keepdims=True), [[5, 6]]),
     (lambda i: tf.reduce_prod(i), 32),
     (lambda i: tf.reduce_max(i, axis=0), [4, 4]),
-    (lambda i: tf.reduce_sum(tf.greater(i, 1)), 3),         # bools sum as int32
+    (lambda i: tf.reduce_sum(tf.cast(tf.greater(i, 1), tf.int32)), 3),
 ])
 def test_integer_reductions_keep_their_dtype(graph, make, expected):
     t = make(tf.constant([[1, 2], [4, 4]]))
     out = _run(t)
     assert t.dtype == tf.int32 and np.asarray(out).dtype == np.int32
     np.testing.assert_array_equal(out, expected)
+
+
+def test_reducing_bools_is_a_type_error_as_tf(graph):
+    with pytest.raises(TypeError, match="bool"):
+        tf.reduce_sum(tf.greater(tf.constant([1, 2]), 1))
 
 
 def test_matmul_shape_mismatch_names_op_and_shapes(graph):

@@ -386,6 +386,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         from estimator_npu.engine.ops import dynamic_shape
         return dynamic_shape.range_dynamic(start, limit, delta, dtype, name=name)
     arr = np.arange(start, limit, delta)
+    if dtype is None and arr.dtype == np.float64 and not any(
+            isinstance(v, (np.ndarray, np.float64)) for v in (start, limit, delta)):
+        dtype = dtypes.float32  # Python floats give float32, as TF's range
     return constant(arr, dtype=dtype or (dtypes.int32 if arr.dtype.kind == "i" else None),
                     name=name)
 

@@ -141,8 +141,9 @@ def _np_value(value, dtype):
     if arr.dtype == np.float64 and not from_numpy:
         with np.errstate(over="ignore"):   # beyond float32: inf, as TF
             arr = arr.astype(np.float32)  # Python floats default to float32, as in TF
-    elif arr.dtype == np.int64 and not from_numpy:
-        arr = arr.astype(np.int32)  # Python ints default to int32
+    elif arr.dtype == np.int64 and not from_numpy and (
+            arr.size == 0 or (arr.min() >= -2 ** 31 and arr.max() < 2 ** 31)):
+        arr = arr.astype(np.int32)  # Python ints default to int32 (int64 when they need it)
     elif arr.dtype.kind in "SU":
         arr = arr.astype(object)
     return arr, dtypes.as_dtype(arr.dtype)

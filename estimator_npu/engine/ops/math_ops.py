@@ -37,8 +37,15 @@ def _binary(op_type, x, y, name, out_dtype=None):
     return make_tensor(op_type, [x, y], out_dtype or x.dtype, shape, name=name)
 
 
+_FLOAT_ONLY = frozenset("Exp Expm1 Log Log1p Sqrt Rsqrt Tanh Sigmoid Floor Ceil Sin Cos Tan "
+                        "Asin Acos Atan Sinh Cosh Erf Erfc Lgamma Digamma".split())  # as TF
+
+
 def _unary(op_type, x, name, out_dtype=None):
     x = convert_to_tensor(x)
+    if op_type in _FLOAT_ONLY and not x.dtype.is_floating:
+        raise TypeError(f"{op_type}: `x` must be a floating-point tensor, got {x.dtype.name} "
+                        f"({x.name}); cast it first (tf.cast(x, tf.float32))")
     return make_tensor(op_type, [x], out_dtype or x.dtype, x.shape, name=name)
 
 
@@ -72,7 +79,13 @@ def divide(x, y, name=None):
     return _binary("RealDiv", x, y, name)
 
 
-truediv = realdiv = div = divide
+truediv = realdiv = divide
+
+
+def div(x, y, name=None):
+    """TF1's ``tf.div``: Python 2 division, floor division for integers, else ``x / y``."""
+    x, y = _pair(x, y, "RealDiv")
+    return _binary("FloorDiv" if x.dtype.is_integer else "RealDiv", x, y, name)
 
 
 def floordiv(x, y, name=None):

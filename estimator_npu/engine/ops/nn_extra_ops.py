@@ -1,6 +1,8 @@
 """``tf.nn`` extras built on the core kernels: ``xw_plus_b``, depthwise and separable
 convolutions, ``convolution``, local response normalization and ``top_k``
 (``embedding_lookup_sparse`` is in ``estimator_npu.partition``)."""
+import collections
+
 import numpy as np
 
 from estimator_npu.engine import dtypes
@@ -117,12 +119,15 @@ lrn = local_response_normalization
 
 
 # ------------------------------------------------------------------ top_k
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])  # TF's result type
+
+
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest entries along the last axis (ties: lower
     index first, as TF)."""
     x = convert_to_tensor(input)
     if isinstance(k, Tensor) and k.op.type != "Const":
-        return _top_k_dynamic(x, k, name)
+        return TopKV2(*_top_k_dynamic(x, k, name))
     k = int(k.op.attrs["value"]) if isinstance(k, Tensor) else int(k)
     if x.shape.ndims == 0:
         raise ValueError("top_k: input must be at least 1-D")
@@ -132,7 +137,7 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     shape = list(x.shape.values[:-1]) + [k] if x.shape.ndims is not None else None
     op = make_op("TopKV2", [x], [(x.dtype, shape), (dtypes.int32, shape)], {"k": k},
                  name=name)
-    return op.outputs[0], op.outputs[1]
+    return TopKV2(op.outputs[0], op.outputs[1])
 
 
 def _top_k_dynamic(x, k, name):

@@ -194,6 +194,11 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
         raise ValueError("softmax_cross_entropy_with_logits requires labels= and logits=")
     logits = _float_input(logits, "SoftmaxCrossEntropyWithLogits")
     labels = math_ops.cast(convert_to_tensor(labels), logits.dtype)
+    axis = dim if axis in (None, -1) and dim is not None else axis
+    rank = logits.shape.ndims
+    if axis not in (None, -1) and rank is not None and axis % rank != rank - 1:
+        perm = [d for d in range(rank) if d != axis % rank] + [axis % rank]
+        logits, labels = array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
     if labels.shape.ndims not in (None, logits.shape.ndims) and logits.shape.ndims is not None \
             and labels.shape[-1:].is_compatible_with(logits.shape[-1:]):  # TF flattens each
         labels = array_ops.reshape(labels, array_ops.shape(logits))  # (labels=[y]) as TF
@@ -215,7 +220,7 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     _named_only("softmax_cross_entropy_with_logits", _sentinel)
     from estimator_npu.engine.ops.core import stop_gradient
     return softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels), logits=logits,
-                                                name=name)
+                                                axis=dim if axis is None else axis, name=name)
 
 
 def _xent_kernel(logits, labels):
@@ -302,13 +307,13 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                          "logits=")
     logits = _float_input(logits, "SparseSoftmaxCrossEntropyWithLogits")
     labels = convert_to_tensor(labels)
-    if not labels.dtype.is_integer:
-        raise TypeError(f"SparseSoftmaxCrossEntropyWithLogits: labels must be int32/int64, got "
-                        f"{labels.dtype.name}")
     if logits.shape.ndims is not None and labels.shape.ndims is not None and \
             not labels.shape.is_compatible_with(logits.shape[:-1]):
         raise ValueError(f"SparseSoftmaxCrossEntropyWithLogits: labels shape {labels.shape} "
                          f"must equal logits shape {logits.shape} without its last dim")
+    if not labels.dtype.is_integer:
+        raise TypeError(f"SparseSoftmaxCrossEntropyWithLogits: labels must be int32/int64, got "
+                        f"{labels.dtype.name}")
     op = make_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels],
                  [(logits.dtype, labels.shape), (logits.dtype, logits.shape)], name=name)
     return op.outputs[0]

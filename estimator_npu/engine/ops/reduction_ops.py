@@ -56,6 +56,9 @@ def _reduced_shape(shape, axes, keepdims):
 
 def _reduce(op_type, x, axis, keepdims, name, reduction_indices, keep_dims, out_dtype=None):
     x = convert_to_tensor(x)
+    if x.dtype == dtypes.bool and op_type not in ("All", "Any"):
+        raise TypeError(f"{op_type}: `input_tensor` {x.name} is bool; reduce it with "
+                        f"reduce_any/reduce_all or cast it to a number first")
     if keep_dims is not None:
         keepdims = keep_dims
     keepdims = bool(keepdims)
@@ -69,10 +72,7 @@ def _reduce(op_type, x, axis, keepdims, name, reduction_indices, keep_dims, out_
 
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
-    x = convert_to_tensor(input_tensor)
-    out = None if x.dtype != dtypes.bool else dtypes.int32
-    if out is not None:
-        x = cast(x, out)
+    x = convert_to_tensor(input_tensor)  # a bool input is a TypeError (in _reduce), as TF
     if not (keepdims or keep_dims):
         fused = _fused_cross_entropy(x, axis if axis is not None else reduction_indices)
         if fused is not None:
@@ -260,10 +260,30 @@ def _sum_kernel(op, ctx):
                           x.dtype.is_floating)
 
 
-OPS.define("Sum", kernel=_sum_kernel, grad=_sum_grad)
-OPS.define("Mean", kernel=_mean_kernel, grad=_mean_grad)
-OPS.define("Max", kernel=_red_kernel(np.maximum.reduce), grad=_extreme_grad)
-OPS.define("Min", kernel=_red_kernel(np.minimum.reduce), grad=_extreme_grad)
+def _empty_safe(factory, identity):
+    """``factory``'s kernel; on empty inputs TF's results: ``identity(dtype)`` everywhere."""
+    def wrapped(op, ctx):
+        run, axis, keep = factory(op, ctx), op.attrs["axis"], op.attrs["keepdims"]
+
+        def kernel(x):
+            if np.size(x):
+                return run(x)
+            ax = None if axis is None else tuple(a % max(np.ndim(x), 1) for a in axis)
+            shape = np.shape(np.add.reduce(np.asarray(x), axis=ax, keepdims=keep))
+            return np.full(shape, identity(np.asarray(x).dtype), np.asarray(x).dtype)
+        return kernel
+    return wrapped
+
+
+_INF = {True: lambda dt: -np.inf if dt.kind == "f" else np.iinfo(dt).min,
+        False: lambda dt: np.inf if dt.kind == "f" else np.iinfo(dt).max}
+OPS.define("Sum", kernel=_empty_safe(_sum_kernel, lambda dt: 0), grad=_sum_grad)
+OPS.define("Mean", kernel=_empty_safe(_mean_kernel, lambda dt: np.nan if dt.kind == "f" else 0),
+           grad=_mean_grad)
+OPS.define("Max", kernel=_empty_safe(_red_kernel(np.maximum.reduce), _INF[True]),
+           grad=_extreme_grad)
+OPS.define("Min", kernel=_empty_safe(_red_kernel(np.minimum.reduce), _INF[False]),
+           grad=_extreme_grad)
 OPS.define("Prod", kernel=_red_kernel(np.multiply.reduce), grad=_prod_grad)
 OPS.define("All", kernel=_red_kernel(np.logical_and.reduce), grad=NOT_DIFFERENTIABLE)
 OPS.define("Any", kernel=_red_kernel(np.logical_or.reduce), grad=NOT_DIFFERENTIABLE)
@@ -295,7 +315,11 @@ def _arg(op_type, x, axis, name, output_type):
 def _arg_kernel(fn):
     def factory(op, ctx):
         axis, npd = op.attrs["axis"], op.attrs["dtype"].np
-        return lambda x: fn(x, axis=axis).astype(npd)
+        if not op.inputs[0].dtype.is_floating:
+            return lambda x: fn(x, axis=axis).astype(npd)
+        skip = -np.inf if fn is np.argmax else np.inf  # TF's ArgMax never picks a NaN
+        return lambda x: fn(np.where(np.isnan(x), skip, x) if np.isnan(x).any() else x,
+                            axis=axis).astype(npd)
     return factory
 
 

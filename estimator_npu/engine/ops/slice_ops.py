@@ -149,6 +149,8 @@ OPS.define("ReverseV2", kernel=with_attrs(np.flip, "axis"),
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The 1-D-mask form used inside the project; ``tf.boolean_mask`` is
+    ``math_ops_extra.array_extra.boolean_mask`` (any mask rank and axis, as TF's)."""
     x = convert_to_tensor(tensor)
     m = convert_to_tensor(mask, dtype=dtypes.bool)
     idx = reshape(where(m), [-1])
@@ -188,13 +190,14 @@ def _batch_gather(p, i, axis, b, name):
         raise ValueError(f"gather: batch_dims={b} with axis={axis} (params rank "
                          f"{p.shape.ndims}, indices rank {i.shape.ndims}) is not supported: "
                          f"batch_dims must be in [1, rank(indices)] and axis == batch_dims")
-    ps = array_ops.shape(p, out_type=i.dtype)
+    ps = array_ops.shape(p)  # int32 shapes for the reshapes, offsets in the indices' dtype
+    psi = array_ops.shape(p, out_type=i.dtype)
     flat = reshape(p, array_ops.concat([[-1], ps[b + 1:]], 0))
-    rows = array_ops.range(reduction_ops.reduce_prod(ps[:b]), dtype=i.dtype) * ps[b]
+    rows = array_ops.range(reduction_ops.reduce_prod(psi[:b]), dtype=i.dtype) * psi[b]
     offsets = reshape(rows, array_ops.concat([ps[:b], [1] * (i.shape.ndims - b)], 0))
     out = gather(flat, i + offsets, 0)
-    out = reshape(out, array_ops.concat([ps[:b], array_ops.shape(i, out_type=i.dtype)[b:],
-                                         ps[b + 1:]], 0), name=name)
+    out = reshape(out, array_ops.concat([ps[:b], array_ops.shape(i)[b:], ps[b + 1:]], 0),
+                  name=name)
     out.set_shape(list(p.shape.values[:b]) + list(i.shape.values[b:]) +
                   list(p.shape.values[b + 1:]))
     return out
