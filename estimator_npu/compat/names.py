@@ -38,6 +38,8 @@ DOCUMENTED_PATHS = [
     "tensorflow.keras.metrics", "tensorflow.keras.callbacks",
     "tensorflow.keras.initializers", "tensorflow.keras.regularizers",
     "tensorflow.keras.activations", "tensorflow.keras.utils",
+    "tensorflow.keras.preprocessing.sequence", "tensorflow.keras.preprocessing.text",
+    "tensorflow.keras.preprocessing.image",
     "tensorflow.math", "tensorflow.lookup", "tensorflow.contrib.lookup",
     "tensorflow.queue", "tensorflow.train.queue_runner",
 ]
