@@ -6,11 +6,11 @@
 from estimator_npu.compat.missing import module_getattr as _module_getattr
 from estimator_npu.keras import (activations, backend, callbacks, constraints,  # noqa: F401
                                  datasets, initializers, layers, losses, metrics, optimizers,
-                                 regularizers, utils)
+                                 preprocessing, regularizers, utils)
 from estimator_npu.keras import estimator, models  # noqa: F401
 from estimator_npu.keras.engine import Input, Model, Sequential  # noqa: F401
 
 __getattr__ = _module_getattr("estimator_npu.keras")
 __all__ = ["datasets", "estimator", "layers", "models", "Model", "Sequential", "Input", "backend",
            "optimizers", "losses", "metrics", "callbacks", "initializers", "regularizers",
-           "activations", "constraints", "utils"]
+           "activations", "constraints", "utils", "preprocessing"]

@@ -187,6 +187,8 @@ def test_keras_datasets_read_the_keras_cache(tmp_path, monkeypatch):
     (fx, fy), _ = tf.keras.datasets.fashion_mnist.load_data()
     np.testing.assert_array_equal(fy, y)
     (folder / (mnist.TEST_LABELS + ".gz")).unlink()
+    from estimator_npu.keras.datasets import fashion_mnist  # the system copy: not there
+    monkeypatch.setattr(fashion_mnist, "SYSTEM_DIR", str(tmp_path / "no-system-copy"))
     with pytest.raises(FileNotFoundError, match="does not download"):
         tf.keras.datasets.fashion_mnist.load_data()
     with pytest.raises(AttributeError,
