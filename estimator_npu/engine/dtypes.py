@@ -134,3 +134,20 @@ def as_dtype(value):
     if npd in _BY_NP:
         return _BY_NP[npd]
     raise TypeError(f"Unsupported dtype {value!r}; expected one of {sorted(_BY_NAME)}")
+
+
+def _as_bytes(x):  # str -> UTF-8 bytes; bytes and non-strings as they are
+    return x.encode("utf-8") if isinstance(x, str) else bytes(x) if isinstance(
+        x, np.bytes_) else x
+
+
+def tf_string_value(v):
+    """A string tensor's value as TF's session returns it: ``bytes`` when 0-d, else an
+    object array of ``bytes`` (str elements encoded as UTF-8)."""
+    if not isinstance(v, np.ndarray):
+        v = np.asarray(v, object)
+    if v.ndim == 0:
+        return _as_bytes(v[()])
+    if v.dtype == object and all(type(x) is bytes for x in v.flat):
+        return v
+    return np.array([_as_bytes(x) for x in v.flat], object).reshape(v.shape)

@@ -45,7 +45,10 @@ allow_mix_precision    matmul, batch matmul, conv2d and its backprops (the cube 
 force_fp16             matmul, batch matmul, conv2d and its backprops (the cube ops)
 =====================  ==========================================================
 
-(``tf.layers.dense`` is a matmul, so it is included.) Everything else — reductions,
+(``tf.layers.dense`` is a matmul, so it is included.) ``Conv2DBackpropFilter`` (the conv
+weight gradient) takes fp16 inputs but writes its float32 accumulator unrounded, as the
+Ascend cube op does (its output dtype is float32 only): a weight gradient sums over every
+batch position and would pass 65504 where the activations do not. Everything else — reductions,
 softmax, losses, variables and the optimizer — stays fp32; master weights are never
 rounded (the rewrite touches kernels, not variables). Cube ops on float16 tensors (user
 casts, as in seed 003) run in every mode with the float32 BLAS and one rounding of the
@@ -72,6 +75,8 @@ import numpy as np
 FP16_OP_TYPES = frozenset({"MatMul", "BatchMatMul", "Conv2D", "Conv2DBackpropInput",
                            "Conv2DBackpropFilter"})
 FP16_MODES = frozenset({"allow_fp32_to_fp16", "allow_mix_precision", "force_fp16"})
+# Cube ops whose output stays float32 (fp16 inputs, fp32 accumulator written unrounded).
+FP32_OUTPUT_OP_TYPES = frozenset({"Conv2DBackpropFilter"})
 PRECISION_MODES = ("force_fp32", "allow_fp32_to_fp16", "allow_mix_precision",
                    "must_keep_origin_dtype", "force_fp16")
 
@@ -256,7 +261,7 @@ def _fresh_rounder(rounders, key, status=None):
     return r
 
 
-def fp16_compute(kernel, float_args=None, sources=None, status=None):
+def fp16_compute(kernel, float_args=None, sources=None, status=None, round_output=True):
     """Wraps a float32 kernel so that it computes with fp16 inputs and outputs.
 
     Args:
@@ -268,6 +273,8 @@ def fp16_compute(kernel, float_args=None, sources=None, status=None):
             inputs that are fp16 values already).
         status: the session's ``FloatStatus``: in saturation mode overflowing inputs and
             outputs are clamped to +-65504 and it is set.
+        round_output: False for the ops of ``FP32_OUTPUT_OP_TYPES`` (the float32 result
+            is returned as the kernel computed it).
     """
     rounders = {}
     out_rounder = _Rounder(status)
@@ -282,6 +289,8 @@ def fp16_compute(kernel, float_args=None, sources=None, status=None):
                 src = fixed[i] = _fresh_rounder(rounders, i, status)
             args[i] = src(args[i])
         # (Plans run with numpy's floating-point errors ignored: inf inputs may make NaN.)
+        if not round_output:
+            return kernel(*args)
         return out_rounder.in_place(np.asarray(kernel(*args)))
     return run
 
@@ -321,7 +330,8 @@ class PlanMemo:
         if tensor in self.fed or depth > 16 or tensor.dtype.name != "float32":
             result = False
         elif op.type in FP16_OP_TYPES:
-            result = computes_in_fp16(op, precision_mode)
+            result = op.type not in FP32_OUTPUT_OP_TYPES and \
+                computes_in_fp16(op, precision_mode)
         elif op.type in _PRESERVING and op.inputs:
             result = self.holds_fp16(op.inputs[0], precision_mode, depth + 1)
         elif op.type == "Mul" and len(op.inputs) == 2:
@@ -399,7 +409,8 @@ def adapt_kernel(op, kernel, precision_mode, memo=None, status=None):
     if dt.name == "float32" and precision_mode in FP16_MODES:
         floats = [i for i, t in enumerate(op.inputs) if t.dtype.name in _FLOAT_NAMES]
         sources = None if memo is None else memo.sources(op, floats, precision_mode)
-        return fp16_compute(kernel, floats, sources, status)
+        return fp16_compute(kernel, floats, sources, status,
+                            round_output=op.type not in FP32_OUTPUT_OP_TYPES)
     return kernel
 
 

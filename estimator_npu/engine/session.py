@@ -15,6 +15,7 @@ from estimator_npu.engine import _errstate, allocator
 from estimator_npu.engine import graph as _graph_mod
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine import precision
+from estimator_npu.engine.dtypes import tf_string_value
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.utils import blas_governor as governor
 from estimator_npu.utils import feeds as _feeds, nest, philox, validation
@@ -399,6 +400,13 @@ class Session:
         # would read as slowness and steer the thread setting (``queues`` marks them)
         waits = any(op.attrs.get("waits_for_input") for op in plan.ops)
         plan.governor = None if waits else governor.for_plan()
+        fed = set(feeds)
+        strs = [i for i, t in enumerate(targets) if isinstance(t, Tensor)
+                and t.dtype.name == "string" and t not in fed]
+        if strs:  # TF returns string tensors as bytes (0-d) or object arrays of bytes
+            def pack(out, inner=pack, strs=frozenset(strs)):
+                return inner([tf_string_value(v) if i in strs else v
+                              for i, v in enumerate(out)])
         return plan, convs, pack
 
     def explain(self, fetches, feed_dict=None, file=None):

@@ -27,7 +27,8 @@ from estimator_npu.utils import logging
 
 
 def checkpoint_timer(config):
-    """The checkpoint interval of ``config`` as a timer (never: start and end only)."""
+    """The checkpoint interval of ``config`` as a timer (``training_hooks`` installs no
+    saver when neither interval is set)."""
     if config.save_checkpoints_steps:
         return SecondOrStepTimer(every_steps=config.save_checkpoints_steps)
     if config.save_checkpoints_secs:
@@ -61,8 +62,11 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
     has_saver = any(isinstance(h, CheckpointSaverHook)
                     for h in list(user_hooks) + list(spec.training_hooks)
                     + (list(spec.training_chief_hooks) if chief else []))
+    # as TF: with save_checkpoints_steps and _secs both None there is no saver at all
+    schedule = bool(config.save_checkpoints_steps or config.save_checkpoints_secs)
     counter, summaries, saver = standard_hooks(
-        spec.scaffold, checkpoint_dir=model_dir if chief and not has_saver else None,
+        spec.scaffold,
+        checkpoint_dir=model_dir if chief and not has_saver and schedule else None,
         summary_dir=model_dir if chief else None, log_step_count_steps=every,
         save_summaries_steps=config.save_summary_steps,
         checkpoint_timer=checkpoint_timer(config), listeners=saving_listeners)

@@ -6,7 +6,7 @@ Defaults and mutual exclusions are TF 1.15's::
     RunConfig(save_checkpoints_steps=100)        # every 100 steps (secs becomes None)
     RunConfig(save_checkpoints_steps=100, save_checkpoints_secs=60)   # ValueError
     RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)
-        # no periodic checkpoints (the Estimator still saves at start and end)
+        # no CheckpointSaverHook: as TF, train writes no checkpoint at all
     config.replace(save_checkpoints_secs=60)     # a new config; steps becomes None
 
 It reads no environment variables: a distributed run passes ``num_workers`` and

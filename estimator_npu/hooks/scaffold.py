@@ -206,7 +206,8 @@ def _check_ready(sess, scaffold, ckpt):
         return
     not_ready = np.asarray(sess.run(scaffold.ready_op))
     if not_ready.size:
-        names = ", ".join(str(n) for n in not_ready.ravel())
+        names = ", ".join(n.decode() if isinstance(n, bytes) else str(n)
+                          for n in not_ready.ravel())
         source = f"restoring {ckpt}" if ckpt else "running init_op"
         raise RuntimeError(f"Init operations did not make model ready: after {source}, these "
                            f"variables are still uninitialized: {names}")

@@ -163,7 +163,7 @@ def test_string_and_scalar_defaults_as_imagenet_pipelines_declare_them():
     one = _run(tf.io.parse_single_example(tf.constant(recs[1], dtype=tf.string), feats))
     assert isinstance(one["label"], np.ndarray) and one["label"].shape == () and \
         one["label"] == -1
-    assert one["enc"][()] == b"jpg" and one["bbox"].values.shape == (0,)
+    assert one["enc"] == b"jpg" and one["bbox"].values.shape == (0,)
 
 
 def test_var_len_features_parsed_per_record_then_batched_as_tf_batches_sparse():

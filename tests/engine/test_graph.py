@@ -225,7 +225,7 @@ def test_initializers_for_variable_lists(graph):
         s.run(tf.variables_initializer([a]))
         assert s.run(a) == 1.0
         names = s.run(tf.report_uninitialized_variables())
-        assert list(names) == [b.op.name]
+        assert list(names) == [b.op.name.encode()]  # bytes, as TF returns
         s.run(tf.variables_initializer([]))  # a no-op
         s.run(tf.local_variables_initializer())
 

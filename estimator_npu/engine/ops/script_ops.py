@@ -70,7 +70,11 @@ def _py_func_kernel(op, ctx):
     func, touts = op.attrs["func"], op.attrs["Tout"]
     n = len(touts)
 
+    strings = [i for i, t in enumerate(op.inputs) if t.dtype.name == "string"]
     def call(*args):
+        # as TF: strings arrive as bytes, a 0-d input as a numpy scalar (np.float32, bytes)
+        args = [dtypes.tf_string_value(a) if i in strings else a[()] if isinstance(
+            a, np.ndarray) and a.ndim == 0 else a for i, a in enumerate(args)]
         try:
             ret = func(*args)
         except StopIteration:
