@@ -26,7 +26,8 @@ from estimator_npu.sampling.samplers import (all_candidate_sampler,  # noqa: F40
                                              log_uniform_candidate_sampler,
                                              uniform_candidate_sampler)
 from estimator_npu.sampling.sampled_losses import nce_loss, sampled_softmax_loss  # noqa
-from estimator_npu.layers.fused_batch_norm import fused_batch_norm  # noqa: F401,E402
+from estimator_npu.layers.fused_batch_norm import (batch_norm_with_global_normalization,  # noqa: F401,E402
+                                                  fused_batch_norm)
 from estimator_npu.partition.embedding import (embedding_lookup,  # noqa: F401,E402
                                                embedding_lookup_sparse)
 from estimator_npu.math_ops_extra.space_ops import (depth_to_space,  # noqa: F401,E402

@@ -63,3 +63,24 @@ def fused_batch_norm(x, scale, offset=None, mean=None, variance=None, epsilon=0.
     out_mean.set_shape(scale.shape)
     out_var.set_shape(scale.shape)
     return y, out_mean, out_var
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None,
+                                         variance_epsilon=None,
+                                         scale_after_normalization=None, name=None,
+                                         input=None, mean=None, variance=None):  # noqa: A002
+    """TF1's deprecated ``tf.nn.batch_norm_with_global_normalization``: ``batch_normalization``
+    with ``beta`` as offset and ``gamma`` as scale only when ``scale_after_normalization``
+    (TF's positional order; its v2-style ``input`` / ``mean`` / ``variance`` keywords too)."""
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    for arg, val in (("t", t), ("m", m), ("v", v), ("beta", beta), ("gamma", gamma),
+                     ("variance_epsilon", variance_epsilon),
+                     ("scale_after_normalization", scale_after_normalization)):
+        if val is None:
+            raise TypeError(f"batch_norm_with_global_normalization: argument {arg!r} is "
+                            "required")
+    return nn_ops.batch_normalization(t, m, v, beta,
+                                      gamma if scale_after_normalization else None,
+                                      variance_epsilon, name=name)
