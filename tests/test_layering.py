@@ -209,9 +209,9 @@ def test_core_line_budget(layer):
     # docs/performance.md.
     # +20 -> 12420, issue 12's value sweep: TF's results of reductions over empty
     # inputs, NaN-skipping ArgMax, float-only unary ops, tf.div, the top_k namedtuple.
-    # +50 -> 12470, issue 12: string fetches as bytes (TF's type), float32 conv weight
+    # +60 -> 12480, issue 12: string fetches as bytes (TF's type), float32 conv weight
     # gradients under mixed precision.
-    budget = {"engine": 12470, "device": 1200, "hooks": 2500}[layer]
+    budget = {"engine": 12480, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
