@@ -35,8 +35,7 @@ def run(steps=1000, batch_size=32, iterations_per_loop=10, model_dir=None):
     columns = [tf.feature_column.numeric_column(key) for key in iris.FEATURES]
     config = tf.estimator.NPURunConfig(model_dir=model_dir or tempfile.mkdtemp(),
                                        iterations_per_loop=iterations_per_loop,
-                                       tf_random_seed=0, save_checkpoints_steps=None,
-                                       save_checkpoints_secs=None)
+                                       tf_random_seed=0)
     est = tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=columns,
                                      n_classes=3, config=config)
     est.train(lambda: train_input_fn(train_x, train_y, batch_size), steps=steps)

@@ -222,7 +222,9 @@ def test_conv2d_on_a_big_batch_runs_in_slices(monkeypatch):
                             lambda *a, **k: calls.append(a[1].shape[0]) or real(*a, **k))
         with tf.Session() as sess:
             sliced = sess.run(y, {x: xv})
-    np.testing.assert_array_equal(whole, sliced)
+    # the whole batch goes through the banded-filter path, the slices through im2col:
+    # the same sums in another order
+    np.testing.assert_allclose(whole, sliced, rtol=1e-5, atol=1e-5)
     assert sorted(calls) == [1, 2, 2, 2, 2]
 
 
