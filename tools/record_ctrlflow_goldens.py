@@ -9,19 +9,17 @@ the gradients (by input or variable name) and the variable names; plus the losse
 final weights of 10 Adam steps of an LSTM classifier. The graphs are defined once, in
 ``tests/engine/ctrlflow_cases.py``, and built by both frameworks.
 """
-import importlib.util
 import json
 import pathlib
+
+from _cases import load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "engine" / "golden" / "ctrlflow_tf215.json"
 
 
 def _cases():
-    spec = importlib.util.spec_from_file_location("ctrlflow_cases",
-                                                  ROOT / "tests" / "engine" / "ctrlflow_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(ROOT / "tests" / "engine" / "ctrlflow_cases.py")
     return module
 
 

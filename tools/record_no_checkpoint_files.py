@@ -6,10 +6,11 @@ save_checkpoints_steps nor save_checkpoints_secs.
 writes ``tests/estimator/golden/no_checkpoint_files_tf215.json`` (the case is defined in
 ``tests/estimator/no_checkpoint_case.py``).
 """
-import importlib.util
 import json
 import pathlib
 import tempfile
+
+from _cases import load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "estimator" / "golden" / "no_checkpoint_files_tf215.json"
@@ -18,10 +19,7 @@ OUT = ROOT / "tests" / "estimator" / "golden" / "no_checkpoint_files_tf215.json"
 def main():
     import tensorflow.compat.v1 as tf
     tf.disable_v2_behavior()
-    spec = importlib.util.spec_from_file_location(
-        "no_checkpoint_case", ROOT / "tests" / "estimator" / "no_checkpoint_case.py")
-    case = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(case)
+    case = load(ROOT / "tests" / "estimator" / "no_checkpoint_case.py")
     with tempfile.TemporaryDirectory() as d:
         files = case.model_dir_files(tf, d + "/model")
     OUT.write_text(json.dumps({"tensorflow": tf.__version__, "files": files}) + "\n")

@@ -8,20 +8,18 @@ It writes ``tests/queues/golden/queues_tf215.json``: per case the op/tensor name
 shapes, the values run until ``OutOfRangeError`` and the errors. The pipelines are defined
 once, in ``tests/queues/queue_cases.py``, and built by both frameworks.
 """
-import importlib.util
 import json
 import pathlib
 import tempfile
+
+from _cases import load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "queues" / "golden" / "queues_tf215.json"
 
 
 def _cases():
-    spec = importlib.util.spec_from_file_location("queue_cases",
-                                                  ROOT / "tests" / "queues" / "queue_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(ROOT / "tests" / "queues" / "queue_cases.py")
     return module
 
 

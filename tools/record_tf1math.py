@@ -4,12 +4,13 @@ tests/engine/tf1math_cases.py.
 Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf1math.py``; writes
 tests/engine/tf1math_golden.json (case -> {"values", "dtypes", "shapes"}).
 """
-import importlib.util
 import json
 import pathlib
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+
+from _cases import load
 
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -17,9 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def _cases():
     path = ROOT / "tests/engine/tf1math_cases.py"
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(path)
     return module.CASES
 
 

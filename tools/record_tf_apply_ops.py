@@ -19,27 +19,29 @@ tf.disable_v2_behavior()
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "tests", "train", "golden_tf", "apply_ops.json")
 
+# name -> [tf.train class, positional args, keyword args]; written into the golden so
+# that the test builds the same optimizers.
 OPTIMIZERS = {
-    "adadelta": lambda: tf.train.AdadeltaOptimizer(0.5, rho=0.9, epsilon=1e-6),
-    "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
-                                           l2_regularization_strength=0.02),
-    "ftrl_v2": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
-                                              l2_shrinkage_regularization_strength=0.05),
-    "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(
-        0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
-    "proximal_gd": lambda: tf.train.ProximalGradientDescentOptimizer(
-        0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
-    "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
-    "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.5),
+    "adadelta": ["AdadeltaOptimizer", [0.5], {"rho": 0.9, "epsilon": 1e-06}],
+    "ftrl": ["FtrlOptimizer", [0.1], {"l1_regularization_strength": 0.01,
+                                      "l2_regularization_strength": 0.02}],
+    "ftrl_v2": ["FtrlOptimizer", [0.1], {"l1_regularization_strength": 0.01,
+                                         "l2_shrinkage_regularization_strength": 0.05}],
+    "proximal_adagrad": ["ProximalAdagradOptimizer", [0.1], {
+        "l1_regularization_strength": 0.01, "l2_regularization_strength": 0.02}],
+    "proximal_gd": ["ProximalGradientDescentOptimizer", [0.1], {
+        "l1_regularization_strength": 0.01, "l2_regularization_strength": 0.02}],
+    "momentum": ["MomentumOptimizer", [0.1, 0.9], {}],
+    "rmsprop": ["RMSPropOptimizer", [0.01], {"momentum": 0.5}],
 }
 
 
-def record(opt_fn):
+def record(spec):
     g = tf.Graph()
     with g.as_default():
         w = tf.Variable(tf.ones([3, 2]), name="w")
         gs = tf.train.get_or_create_global_step()
-        opt = opt_fn()
+        opt = getattr(tf.train, spec[0])(*spec[1], **spec[2])
         opt.minimize(tf.reduce_sum(w * 2.0), global_step=gs)
     nodes = [n for n in g.as_graph_def().node if n.op.startswith("Apply")]
     assert len(nodes) == 1, [n.op for n in nodes]
@@ -54,8 +56,8 @@ def record(opt_fn):
         kind = v.WhichOneof("value")
         attrs[k] = v.b if kind == "b" else tf.as_dtype(v.type).name if kind == "type" \
             else kind
-    return {"op": n.op, "inputs": [norm(i) for i in n.input if not i.startswith("^")],
-            "attrs": attrs}
+    return {"optimizer": spec, "op": n.op,
+            "inputs": [norm(i) for i in n.input if not i.startswith("^")], "attrs": attrs}
 
 
 out = {k: record(f) for k, f in sorted(OPTIMIZERS.items())}

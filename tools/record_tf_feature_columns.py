@@ -12,6 +12,8 @@ import tempfile
 import numpy as np
 import tensorflow.compat.v1 as tf
 
+from _cases import load
+
 tf.disable_v2_behavior()
 tf.get_logger().setLevel("ERROR")
 fc = tf.feature_column
@@ -163,11 +165,8 @@ def estimators():
 
 def iris_accuracy():
     """The iris tutorial (model_zoo/iris_dnn.py's setup) in real TF, over 3 seeds."""
-    import importlib.util
     ds = os.path.join(os.path.dirname(__file__), "..", "estimator_npu", "datasets")
-    spec = importlib.util.spec_from_file_location("iris_data", os.path.join(ds, "iris.py"))
-    iris = importlib.util.module_from_spec(spec)  # numpy-only module, loaded alone
-    spec.loader.exec_module(iris)
+    iris = load(os.path.join(ds, "iris.py"))  # numpy-only module, loaded alone
     (tx, ty), (vx, vy) = iris.load(path=os.path.join(ds, "data", "iris.csv"))
     accs = []
     for seed in (0, 1, 2):

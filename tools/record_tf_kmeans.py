@@ -6,7 +6,6 @@ tests/clustering/kmeans_cases.py.
 Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf_kmeans.py``; writes
 tests/clustering/kmeans_golden.json (case -> values) and kmeans_estimator_golden.json.
 """
-import importlib.util
 import json
 import pathlib
 import tempfile
@@ -14,15 +13,15 @@ import tempfile
 import tensorflow.compat.v1 as tf
 from tensorflow.python.ops.clustering_ops import KMeans
 
+from _cases import load
+
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def main():
     path = ROOT / "tests" / "clustering" / "kmeans_cases.py"
-    spec = importlib.util.spec_from_file_location("kmeans_cases", path)
-    cases = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cases)
+    cases = load(path)
     out = {name: cases.run(tf, KMeans, name) for name in cases.CASES}
     golden = ROOT / "tests" / "clustering" / "kmeans_golden.json"
     golden.write_text(json.dumps(out, sort_keys=True) + "\n")

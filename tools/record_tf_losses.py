@@ -3,12 +3,13 @@
 Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf_losses.py``; writes
 tests/losses/losses_golden.json (case -> {"values", "dtypes", "n_losses"}).
 """
-import importlib.util
 import json
 import pathlib
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+
+from _cases import load
 
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -16,9 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def _load_cases():
     path = ROOT / "tests" / "losses" / "loss_cases.py"
-    spec = importlib.util.spec_from_file_location("loss_cases", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(path)
     return module.CASES
 
 

@@ -3,11 +3,12 @@
 Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf_metrics.py``; writes
 tests/estimator/metrics_golden.json.
 """
-import importlib.util
 import json
 import pathlib
 
 import tensorflow.compat.v1 as tf
+
+from _cases import load
 
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -15,9 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def main():
     path = ROOT / "tests" / "estimator" / "metric_cases.py"
-    spec = importlib.util.spec_from_file_location("metric_cases", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(path)
     out = {name: module.run(tf, build) for name, build in module.CASES.items()}
     dest = ROOT / "tests" / "estimator" / "metrics_golden.json"
     dest.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")

@@ -3,21 +3,20 @@
 Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf_op_values.py``; writes
 tests/engine/op_values_golden.json (case -> {"values", "dtypes"}).
 """
-import importlib.util
 import json
 import pathlib
 
 import numpy as np
 import tensorflow.compat.v1 as tf
 
+from _cases import load
+
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _load_cases(path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(path)
     return module.CASES
 
 

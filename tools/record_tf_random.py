@@ -5,12 +5,13 @@ Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf_random.py``; writ
 tests/conformance/golden/tf_random.npz (values, losses) and tf_random_seeds.json
 (each program's ``[op type, seed, seed2]`` list in graph order).
 """
-import importlib.util
 import json
 import pathlib
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+
+from _cases import load
 
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -19,9 +20,7 @@ GOLDEN = ROOT / "tests" / "conformance" / "golden"
 
 def _programs():
     path = ROOT / "tests" / "conformance" / "random_programs.py"
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(path)
     return module
 
 

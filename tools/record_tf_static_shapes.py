@@ -3,11 +3,12 @@
 Run with a TF install: ``/tmp/tf215/bin/python tools/record_tf_static_shapes.py``; writes
 tests/engine/static_shapes_golden.json (a dict case -> list of {"static", "runtime"}).
 """
-import importlib.util
 import json
 import pathlib
 
 import tensorflow.compat.v1 as tf
+
+from _cases import load
 
 tf.disable_v2_behavior()
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -15,9 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def _load_cases():
     path = ROOT / "tests" / "engine" / "static_shape_cases.py"
-    spec = importlib.util.spec_from_file_location("static_shape_cases", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(path)
     return module.CASES
 
 

@@ -9,17 +9,9 @@ no window has a tie within the finite-difference step.
 import numpy as np
 
 import estimator_npu as tf
+from op_spec_tools import case_list, normal
 
-CASES = []
-
-
-def case(op_type, case_id, build, make_inputs, **options):
-    CASES.append((op_type, case_id, build, make_inputs, options) if options else
-                 (op_type, case_id, build, make_inputs))
-
-
-def normal(*shapes):
-    return lambda rng: [rng.standard_normal(s) for s in shapes]
+CASES, case = case_list()
 
 
 def spread(*shapes):

@@ -11,8 +11,9 @@ import numpy as np
 import estimator_npu as tf
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.core import make_op, make_tensor
+from op_spec_tools import case_list, normal, uniform
 
-CASES = []
+CASES, case = case_list(order=2)
 
 UNARY_SHAPES = [(), (5,), (2, 3, 4)]
 BINARY_SHAPES = [((2, 3), (2, 3)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (2, 3)),
@@ -27,20 +28,7 @@ def _aid(axis):
     return "None" if axis is None else "_".join(map(str, np.atleast_1d(axis)))
 
 
-def case(op_type, case_id, build, make_inputs, **options):
-    """Adds a case; second derivatives are checked too unless ``order=1`` is given."""
-    options.setdefault("order", 2)
-    CASES.append((op_type, case_id, build, make_inputs, options))
-
-
 # ------------------------------------------------------------------ input makers
-def normal(*shapes, scale=1.0):
-    return lambda rng: [scale * rng.standard_normal(s) for s in shapes]
-
-
-def uniform(lo, hi, *shapes):
-    return lambda rng: [rng.uniform(lo, hi, s) for s in shapes]
-
 
 def away_from_zero(*shapes, lo=0.2, hi=2.0):
     return lambda rng: [rng.choice([-1.0, 1.0], s) * rng.uniform(lo, hi, s) for s in shapes]

@@ -9,17 +9,9 @@ control-flow gradients are first order (``WhileGrad``/``IfGrad`` have no gradien
 import numpy as np
 
 import estimator_npu as tf
+from op_spec_tools import case_list, normal
 
-CASES = []
-
-
-def case(op_type, case_id, build, make_inputs, **options):
-    options.setdefault("order", 1)
-    CASES.append((op_type, case_id, build, make_inputs, options))
-
-
-def normal(*shapes):
-    return lambda rng: [rng.standard_normal(s) for s in shapes]
+CASES, case = case_list(order=1)
 
 
 def _pos(v):
@@ -208,8 +200,6 @@ case("ReverseSequence", "batch_major",
 case("ReverseSequence", "time_major",
      lambda x, y: tf.reverse_sequence(x * y, [2, 3, 0], seq_axis=0, batch_axis=1),
      normal((3, 3), (3, 3)))
-
-
 
 
 def _lstm_case(x, c):

@@ -8,8 +8,9 @@ import numpy as np
 
 import estimator_npu as tf
 from estimator_npu.engine.ops.core import make_tensor
+from op_spec_tools import case_list, normal, positive
 
-CASES = []
+CASES, case = case_list(order=2)
 
 _MATMUL_RANK = ("tf.matmul of unknown-rank operands builds BatchMatMul (TF1 builds "
                 "BatchMatMulV2 there too); the BatchMatMul cases cover it")
@@ -22,19 +23,6 @@ UNKNOWN_SHAPE_SKIPS = {
     "core-StridedSlice-reverse": {"rank": "tf.reverse of an unknown-rank tensor builds "
                                           "ReverseV2 (covered by its own cases)"},
 }
-
-
-def case(op_type, case_id, build, make_inputs, **options):
-    options.setdefault("order", 2)
-    CASES.append((op_type, case_id, build, make_inputs, options))
-
-
-def normal(*shapes, scale=1.0):
-    return lambda rng: [scale * rng.standard_normal(s) for s in shapes]
-
-
-def positive(*shapes, lo=0.5, hi=2.0):
-    return lambda rng: [rng.uniform(lo, hi, s) for s in shapes]
 
 
 # ------------------------------------------------------------------ shape-path fixes

@@ -4,21 +4,9 @@ runs fed through ``shape=None`` and ``[None, ...]`` placeholders (test_gradients
 import numpy as np
 
 import estimator_npu as tf
+from op_spec_tools import case_list, normal, uniform
 
-CASES = []
-
-
-def case(op_type, case_id, build, make_inputs, **options):
-    options.setdefault("order", 2)
-    CASES.append((op_type, case_id, build, make_inputs, options))
-
-
-def normal(*shapes, scale=1.0):
-    return lambda rng: [scale * rng.standard_normal(s) for s in shapes]
-
-
-def uniform(lo, hi, *shapes):
-    return lambda rng: [rng.uniform(lo, hi, s) for s in shapes]
+CASES, case = case_list(order=2)
 
 
 # ------------------------------------------------------------------ elementwise

@@ -6,17 +6,9 @@ Each case is ``(op_type, case_id, build, make_inputs[, options])`` (see ``gradch
 import numpy as np
 
 import estimator_npu as tf
+from op_spec_tools import case_list, normal
 
-CASES = []
-
-
-def case(op_type, case_id, build, make_inputs, **options):
-    CASES.append((op_type, case_id, build, make_inputs, options) if options else
-                 (op_type, case_id, build, make_inputs))
-
-
-def normal(*shapes):
-    return lambda rng: [rng.standard_normal(s) for s in shapes]
+CASES, case = case_list()
 
 
 case("Print", "identity_with_data",

@@ -6,21 +6,9 @@ fed through ``shape=None`` and ``[None, ...]`` placeholders (test_gradients)."""
 import numpy as np
 
 import estimator_npu as tf
+from op_spec_tools import case_list, normal, positive
 
-CASES = []
-
-
-def case(op_type, case_id, build, make_inputs, **options):
-    options.setdefault("order", 1)
-    CASES.append((op_type, case_id, build, make_inputs, options))
-
-
-def normal(*shapes):
-    return lambda rng: [rng.standard_normal(s) for s in shapes]
-
-
-def positive(*shapes):
-    return lambda rng: [rng.uniform(0.5, 2.0, s) for s in shapes]
+CASES, case = case_list(order=1)
 
 
 MASK = np.array([[True, False, True], [False, True, True]])

@@ -7,6 +7,7 @@ import pytest
 
 import estimator_npu as tf
 from estimator_npu.engine import precision
+from npu_configs import session_config
 
 F16_MAX = 65504.0
 TINY = 2.0 ** -24          # the smallest fp16 subnormal
@@ -36,14 +37,6 @@ def assert_same(got, want):
     assert got.shape == want.shape
     same = (got == want) | (np.isnan(got) & np.isnan(want))
     assert same.all(), (np.asarray(got)[~same][:5], np.asarray(want)[~same][:5])
-
-
-def session_config(mode="allow_mix_precision"):
-    config = tf.ConfigProto()
-    entry = config.graph_options.rewrite_options.custom_optimizers.add()
-    entry.name = "NpuOptimizer"
-    entry.parameter_map["precision_mode"].s = mode.encode()
-    return config
 
 
 # ------------------------------------------------------------------ fp16_round

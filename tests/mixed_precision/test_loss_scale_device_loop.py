@@ -17,16 +17,9 @@ import estimator_npu as tf
 from estimator_npu import mixed_precision as mp
 from estimator_npu.npu import util
 from estimator_npu.train.loss_scale import next_loss_scale
+from npu_configs import session_config
 
 LR = 2.0 ** -4
-
-
-def session_config():
-    config = tf.ConfigProto()
-    entry = config.graph_options.rewrite_options.custom_optimizers.add()
-    entry.name = "NpuOptimizer"
-    entry.parameter_map["precision_mode"].s = b"allow_mix_precision"
-    return config
 
 
 def simulate(n_steps, init, incr_every, decr_every):

@@ -7,14 +7,7 @@ import pytest
 
 import estimator_npu as tf
 from estimator_npu.engine import plan, precision
-
-
-def session_config(mode="allow_mix_precision"):
-    config = tf.ConfigProto()
-    entry = config.graph_options.rewrite_options.custom_optimizers.add()
-    entry.name = "NpuOptimizer"
-    entry.parameter_map["precision_mode"].s = mode.encode()
-    return config
+from npu_configs import session_config
 
 
 def patched(mp, use_memo):

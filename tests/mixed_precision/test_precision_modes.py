@@ -9,6 +9,7 @@ import pytest
 
 import estimator_npu as tf
 from estimator_npu.engine import precision
+from npu_configs import session_config
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "mixed_precision.md"
 MODES = ("force_fp32", "allow_fp32_to_fp16", "allow_mix_precision", "must_keep_origin_dtype",
@@ -16,15 +17,6 @@ MODES = ("force_fp32", "allow_fp32_to_fp16", "allow_mix_precision", "must_keep_o
 FP16_TYPES = {"MatMul", "BatchMatMul", "Conv2D", "Conv2DBackpropInput",
               "Conv2DBackpropFilter"}
 FP16_MODES = {"allow_fp32_to_fp16", "allow_mix_precision", "force_fp16"}
-
-
-def session_config(mode):
-    config = tf.ConfigProto()
-    if mode is not None:
-        entry = config.graph_options.rewrite_options.custom_optimizers.add()
-        entry.name = "NpuOptimizer"
-        entry.parameter_map["precision_mode"].s = mode.encode()
-    return config
 
 
 def is_fp16_value(a):

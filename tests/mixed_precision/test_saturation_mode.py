@@ -14,6 +14,7 @@ from estimator_npu import mixed_precision as mp
 from estimator_npu.engine import precision
 from estimator_npu.npu import npu_plugin
 from estimator_npu.train.loss_scale_optimizer import NPULossScaleOptimizer
+from npu_configs import session_config
 
 
 @pytest.fixture
@@ -21,14 +22,6 @@ def mode():
     saved = precision.overflow_mode()
     yield precision.set_overflow_mode
     precision.set_overflow_mode(saved)
-
-
-def session_config(precision_mode="allow_mix_precision"):
-    config = tf.ConfigProto()
-    entry = config.graph_options.rewrite_options.custom_optimizers.add()
-    entry.name = "NpuOptimizer"
-    entry.parameter_map["precision_mode"].s = precision_mode.encode()
-    return config
 
 
 def run_matmul(a, b, precision_mode="allow_mix_precision"):

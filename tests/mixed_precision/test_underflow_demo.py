@@ -14,17 +14,10 @@ import pytest
 import estimator_npu as tf
 from estimator_npu import mixed_precision as mp
 from estimator_npu.datasets import digits
+from npu_configs import session_config
 
 TINY = 2.0 ** -26
 STEPS = 100
-
-
-def session_config(mode):
-    config = tf.ConfigProto()
-    entry = config.graph_options.rewrite_options.custom_optimizers.add()
-    entry.name = "NpuOptimizer"
-    entry.parameter_map["precision_mode"].s = mode.encode()
-    return config
 
 
 @pytest.fixture(scope="module")

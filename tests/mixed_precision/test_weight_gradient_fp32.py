@@ -6,15 +6,7 @@ import pytest
 
 import estimator_npu as tf
 from estimator_npu.engine import precision
-
-
-def session_config(mode):
-    config = tf.ConfigProto()
-    if mode is not None:
-        entry = config.graph_options.rewrite_options.custom_optimizers.add()
-        entry.name = "NpuOptimizer"
-        entry.parameter_map["precision_mode"].s = mode.encode()
-    return config
+from npu_configs import session_config
 
 
 def train_conv_net(mode, steps=6):

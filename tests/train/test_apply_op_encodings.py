@@ -14,19 +14,10 @@ HERE = os.path.dirname(__file__)
 with open(os.path.join(HERE, "golden_tf", "apply_ops.json")) as f:
     GOLDEN = json.load(f)
 
-OPTIMIZERS = {
-    "adadelta": lambda: tf.train.AdadeltaOptimizer(0.5, rho=0.9, epsilon=1e-6),
-    "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
-                                           l2_regularization_strength=0.02),
-    "ftrl_v2": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
-                                              l2_shrinkage_regularization_strength=0.05),
-    "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(
-        0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
-    "proximal_gd": lambda: tf.train.ProximalGradientDescentOptimizer(
-        0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
-    "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
-    "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.5),
-}
+# the optimizers the recorder built, by their golden entry: [class, args, kwargs]
+OPTIMIZERS = {kind: (lambda spec=want["optimizer"]:
+                     getattr(tf.train, spec[0])(*spec[1], **spec[2]))
+              for kind, want in GOLDEN.items()}
 
 
 def _roles(inputs):
