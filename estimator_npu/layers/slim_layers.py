@@ -54,6 +54,18 @@ def _finish(outputs, scope, normalizer_fn, normalizer_params, activation_fn,
     return outputs
 
 
+def _add_biases(y, n, dtype, normalizer_fn, biases_initializer, biases_regularizer,
+                trainable, variables_collections, data_format=None):
+    """``y`` plus a ``biases`` variable of ``n`` entries, which Slim's layers make only when
+    there is no normalizer and ``biases_initializer`` is not None."""
+    if normalizer_fn is not None or biases_initializer is None:
+        return y
+    b = model_variable("biases", [n], dtype=dtype, initializer=biases_initializer,
+                       regularizer=biases_regularizer, trainable=trainable,
+                       collections=_var_collections(variables_collections, "biases"))
+    return nn_ops.bias_add(y, b, data_format=data_format)
+
+
 def _pair(v):
     return [int(v), int(v)] if np.isscalar(v) else [int(x) for x in v]
 
@@ -82,12 +94,9 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
         strides = [1, 1] + s if fmt.startswith("NC") else [1] + s + [1]
         y = conv_ops.conv2d(x, w, strides, padding.upper(), data_format=fmt,
                             dilations=None if _pair(rate) == [1, 1] else _pair(rate))
-        if normalizer_fn is None and biases_initializer is not None:
-            b = model_variable("biases", [int(num_outputs)], dtype=x.dtype,
-                               initializer=biases_initializer, regularizer=biases_regularizer,
-                               trainable=trainable,
-                               collections=_var_collections(variables_collections, "biases"))
-            y = nn_ops.bias_add(y, b, data_format=fmt)
+        y = _add_biases(y, int(num_outputs), x.dtype, normalizer_fn, biases_initializer,
+                        biases_regularizer, trainable, variables_collections,
+                        data_format=fmt)
         return _finish(y, sc, normalizer_fn, normalizer_params, activation_fn,
                        outputs_collections)
 
@@ -135,12 +144,9 @@ def conv2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
                                       [1, 1, sh, sw] if nchw else [1, sh, sw, 1], pad,
                                       data_format=data_format)
         y.set_shape(dims)
-        if normalizer_fn is None and biases_initializer is not None:
-            b = model_variable("biases", [out_c], dtype=x.dtype,
-                               initializer=biases_initializer, regularizer=biases_regularizer,
-                               trainable=trainable,
-                               collections=_var_collections(variables_collections, "biases"))
-            y = nn_ops.bias_add(y, b, data_format=data_format)
+        y = _add_biases(y, out_c, x.dtype, normalizer_fn, biases_initializer,
+                        biases_regularizer, trainable, variables_collections,
+                        data_format=data_format)
         return _finish(y, sc, normalizer_fn, normalizer_params, activation_fn,
                        outputs_collections)
 
@@ -167,12 +173,8 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
                            collections=_var_collections(variables_collections, "weights"))
         flat = x if x.shape.ndims == 2 else array_ops.reshape(x, [-1, n_in])
         y = math_ops.matmul(flat, w)
-        if normalizer_fn is None and biases_initializer is not None:
-            b = model_variable("biases", [int(num_outputs)], dtype=x.dtype,
-                               initializer=biases_initializer, regularizer=biases_regularizer,
-                               trainable=trainable,
-                               collections=_var_collections(variables_collections, "biases"))
-            y = nn_ops.bias_add(y, b)
+        y = _add_biases(y, int(num_outputs), x.dtype, normalizer_fn, biases_initializer,
+                        biases_regularizer, trainable, variables_collections)
         if x.shape.ndims > 2:
             inner = x.shape.values[1:-1]
             y = array_ops.reshape(y, [-1, *inner, int(num_outputs)]) if None not in inner \
