@@ -6,6 +6,7 @@ Everything numeric that is computed outside the graph (the gradients fed to the
 optimizers) uses only float32 ``+ - *`` in numpy, which round the same everywhere.
 """
 import base64
+import contextlib
 import glob
 import logging
 import os
@@ -273,15 +274,25 @@ HOOK_GRID = {
 }
 
 
-def hook_grid(tf, name, logger_name):
-    """Runs one ``HOOK_GRID`` scenario; returns what each hook did, per train call."""
-    config_kwargs, calls, finite = HOOK_GRID[name]
+@contextlib.contextmanager
+def _capturing(logger_name):
+    """A ``_Capture`` on ``logger_name`` at INFO level while the block runs."""
     capture = _Capture()
     logger = logging.getLogger(logger_name)
     old_level = logger.level
     logger.setLevel(logging.INFO)
     logger.addHandler(capture)
     try:
+        yield capture
+    finally:
+        logger.removeHandler(capture)
+        logger.setLevel(old_level)
+
+
+def hook_grid(tf, name, logger_name):
+    """Runs one ``HOOK_GRID`` scenario; returns what each hook did, per train call."""
+    config_kwargs, calls, finite = HOOK_GRID[name]
+    with _capturing(logger_name) as capture:
         with tempfile.TemporaryDirectory() as model_dir:
             config = tf.estimator.RunConfig(tf_random_seed=1, **config_kwargs)
             est = tf.estimator.Estimator(model_fn_factory(tf), model_dir=model_dir,
@@ -299,9 +310,6 @@ def hook_grid(tf, name, logger_name):
                            for f in os.listdir(model_dir))
             events = _events(tf, model_dir)
             order = _event_order(tf, model_dir)
-    finally:
-        logger.removeHandler(capture)
-        logger.setLevel(old_level)
     return {"runs": runs, "events": events, "files": files, "event_order": order}
 
 
@@ -385,12 +393,7 @@ def _normalized(lines, model_dir):
 
 def estimator_log(tf, logger_name):
     """Every INFO/WARNING message of one train (5 steps), evaluate and predict, in order."""
-    capture = _Capture()
-    logger = logging.getLogger(logger_name)
-    old_level = logger.level
-    logger.setLevel(logging.INFO)
-    logger.addHandler(capture)
-    try:
+    with _capturing(logger_name) as capture:
         with tempfile.TemporaryDirectory() as model_dir:
             config = tf.estimator.RunConfig(tf_random_seed=1, save_summary_steps=2,
                                             log_step_count_steps=2, save_checkpoints_steps=3,
@@ -401,7 +404,4 @@ def estimator_log(tf, logger_name):
             est.evaluate(input_fn_factory(tf, finite=True), steps=None)
             list(est.predict(input_fn_factory(tf, finite=True)))
             lines = _normalized(capture.lines, model_dir)
-    finally:
-        logger.removeHandler(capture)
-        logger.setLevel(old_level)
     return lines
