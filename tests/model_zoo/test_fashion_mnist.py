@@ -27,9 +27,11 @@ needs_data = pytest.mark.skipif(
 
 # model: (flags of the short budget, accuracy it must reach on 1,000 test images)
 BUDGETS = {
-    # 0.65 -> 0.6: 100 constant-rate steps reach 0.614 here, at bff5ecc as well (cause not
-    # found yet: see the closing note of 2026-12-02)
-    "softmax_estimator": (["--steps", "100", "--batch_size", "100"], 0.6),
+    # learning rate 0.1, not the preset's 0.5: at 0.5 the first 100 steps oscillate (loss
+    # 1 to 9), so the accuracy at step 100 swings with the last bits of the BLAS in use
+    # (0.614 in a fresh CI venv, 0.697 here); at 0.1 the loss falls steadily (0.723 here)
+    "softmax_estimator": (["--steps", "100", "--batch_size", "100", "--learning_rate", "0.1"],
+                          0.65),
     "mlp": (["--steps", "100", "--batch_size", "64"], 0.65),
     "lenet": (["--steps", "100", "--batch_size", "32", "--learning_rate", "0.01"], 0.45),
     "cnn": (["--steps", "30", "--batch_size", "32"], 0.45),
