@@ -78,6 +78,7 @@ from estimator_npu.engine.shape import (Dimension, TensorShape,  # noqa: F401
 from estimator_npu.engine.variable_scope import (AUTO_REUSE, VariableScope,  # noqa: F401
                                                  get_local_variable, get_variable,
                                                  get_variable_scope, variable_scope)
+from estimator_npu.engine.partitioned import PartitionedVariable  # noqa: F401
 
 __version__ = "0.1.0"
 from estimator_npu import logging  # noqa: E402,F401
@@ -136,16 +137,17 @@ from estimator_npu.data.string_ops import reduce_join  # noqa: F401,E402 - tf.re
 
 
 class _DeviceNamespace:
-    """``tf.device``: TF1's device-placement context manager (a no-op here: everything runs
-    on the host CPU) that also gives access to the ``estimator_npu.device`` layer package
-    (the device loop), whose name it shares."""
+    """``tf.device``: TF1's device-placement context manager (nothing is placed: everything
+    runs on the host CPU; variables record the device, which ``Saver(sharded=True)``
+    shards by) that also gives access to the ``estimator_npu.device`` layer package (the
+    device loop), whose name it shares."""
 
     def __init__(self, package):
         self._package = package
 
     def __call__(self, device_name_or_function):
-        import contextlib
-        return contextlib.nullcontext()
+        from estimator_npu.engine.graph import get_default_graph
+        return get_default_graph().device(device_name_or_function)
 
     def __getattr__(self, name):
         return getattr(self._package, name)

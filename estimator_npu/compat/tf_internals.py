@@ -39,14 +39,8 @@ class ReaderBase:
         raise NotImplementedName("tf.ReaderBase (queue-based readers; use tf.data)")
 
 
-class PartitionedVariable:
-    """TF1's ``PartitionedVariable`` type, for libraries' ``isinstance`` checks: variables
-    are never partitioned here (``partitioner`` arguments are accepted and ignored), so
-    nothing is an instance of it."""
-
-    def __init__(self, *args, **kwargs):
-        from estimator_npu.compat.missing import NotImplementedName
-        raise NotImplementedName("tf.PartitionedVariable (partitioned variables)")
+# TF1's PartitionedVariable type (tensorflow.python.ops.variables), for isinstance checks
+from estimator_npu.engine.partitioned import PartitionedVariable  # noqa: E402,F401
 
 
 def with_dependencies(dependencies, output_tensor, name=None):

@@ -270,6 +270,28 @@ class Graph:
             self._name_stack = old
 
     @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Records the device of the variables made inside (``Variable.device``: a string,
+        or a function of the variable's op); nothing is placed, all runs on the host.
+        ``Saver(sharded=True)`` writes one data file per device, as TF."""
+        stack = self.__dict__.setdefault("_device_stack", [])
+        stack.append(device_name_or_function)
+        try:
+            yield
+        finally:
+            stack.pop()
+
+    def _device_of(self, op):
+        """The device the open ``device`` scopes give ``op`` (innermost first)."""
+        for spec in reversed(self.__dict__.get("_device_stack", ())):
+            spec = spec(op) if callable(spec) else spec
+            if spec is None:
+                return ""
+            if spec:
+                return getattr(spec, "to_string", lambda: spec)()
+        return ""
+
+    @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
         """Ops created in this context run after ``control_inputs`` (``None`` clears)."""
         if control_inputs is None:

@@ -13,7 +13,7 @@ import functools
 import inspect
 
 from estimator_npu.engine import dtypes
-from estimator_npu.engine import init_ops
+from estimator_npu.engine import init_ops, partitioned
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.shape import as_shape
@@ -42,9 +42,8 @@ class VariableScope:
     def set_custom_getter(self, custom_getter):
         self.custom_getter = custom_getter
 
-    # TF1's setters (tf_slim's batch_norm calls set_partitioner(None)). Variables are never
-    # partitioned here: a partitioner is recorded and get_variable treats it as it does
-    # its own ``partitioner`` argument.
+    # TF1's setters (tf_slim's batch_norm calls set_partitioner(None)); get_variable uses
+    # the scope's partitioner when it is given none.
     partitioner = None
     caching_device = None
 
@@ -85,8 +84,9 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                    regularizer=None, reuse=None, dtype=None, auxiliary_name_scope=True,
                    custom_getter=None, use_resource=None, partitioner=None,
                    caching_device=None, constraint=None):
-    """Opens a variable scope (and the name scope of the same name); ``partitioner``,
-    ``caching_device`` and ``constraint`` are accepted as TF1's (variables are whole)."""
+    """Opens a variable scope (and the name scope of the same name); ``partitioner``
+    applies to the variables made in it (and inner scopes) that are given none;
+    ``caching_device`` and ``constraint`` are accepted as TF1's."""
     g = get_default_graph()
     parent = get_variable_scope()
     if custom_getter is not None and not callable(custom_getter):
@@ -115,6 +115,9 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                           dtype=dtype or parent.dtype,
                           custom_getter=old_getter if custom_getter is None
                           else _wrap_custom_getter(custom_getter, old_getter))
+    scope.partitioner = partitioner if partitioner is not None else (
+        name_or_scope.partitioner if isinstance(name_or_scope, VariableScope)
+        else parent.partitioner)
     g._var_scope_stack.append(scope)
     try:
         if auxiliary_name_scope:
@@ -179,7 +182,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                   initializer=initializer if initializer is not None else scope.initializer,
                   regularizer=regularizer or scope.regularizer, reuse=scope.reuse,
                   trainable=trainable, collections=collections, caching_device=caching_device,
-                  partitioner=partitioner, validate_shape=validate_shape,
+                  partitioner=partitioner if partitioner is not None else scope.partitioner,
+                  validate_shape=validate_shape,
                   use_resource=use_resource, synchronization=synchronization,
                   aggregation=aggregation)
     if custom_getter is None:
@@ -229,6 +233,9 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
     if init is None:
         init = init_ops.glorot_uniform_initializer() if dt.is_floating else \
             init_ops.zeros_initializer()
+    if partitioner is not None:
+        return _partitioned(g, full, shape, dt, init, partitioner, trainable, collections,
+                            regularizer, validate_shape)
     if callable(init) and not hasattr(init, "op"):
         if shape is None:
             raise ValueError(f"get_variable {full}: shape must be given when the "
@@ -255,6 +262,42 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
         if loss is not None:
             g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     return v
+
+
+def _partitioned(g, full, shape, dt, init, partitioner, trainable, collections, regularizer,
+                 validate_shape):
+    """A ``PartitionedVariable`` of parts ``<full>/part_<i>`` (see ``partitioned``)."""
+    if hasattr(init, "op") or not callable(init):    # a value: each part takes its slice
+        from estimator_npu.engine.ops import array_ops
+        from estimator_npu.engine.ops.core import convert_to_tensor
+        value = convert_to_tensor(init, dtype=dt)
+        shape = value.shape if shape is None else shape
+
+        def init(part_shape, dtype=None, partition_info=None):
+            return array_ops.slice(value, partition_info.var_offset, part_shape)
+    shp = as_shape(shape) if shape is not None else None
+    if shp is None or not shp.is_fully_defined():
+        raise ValueError(f"get_variable {full}: a partitioned variable needs a fully "
+                         f"defined shape, got {shp}")
+    if isinstance(init, type):
+        init = init()
+    store = g._var_store
+
+    def make_part(name, initial):
+        with g.name_scope(None):
+            v = _make_var(g, name, initial, True if trainable is None else trainable,
+                          collections, dt, validate_shape)
+        store[name] = v
+        if regularizer is not None:
+            with g.name_scope(name + "/Regularizer/"):
+                loss = regularizer(v)
+            if loss is not None:
+                g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        return v
+    partitions = partitioner(shape=shp, dtype=dt)
+    pv = partitioned.make_partitioned(full, shp.as_list(), dt, init, partitions, make_part)
+    store[full] = pv
+    return pv
 
 
 def _make_var(g, full, initial, trainable, collections, dt, validate_shape):

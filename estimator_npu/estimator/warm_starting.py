@@ -18,6 +18,7 @@ import re
 
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
 from estimator_npu.engine.ops.state_ops import Variable
+from estimator_npu.engine.shape import TensorShape
 from estimator_npu.train import checkpoint_io
 from estimator_npu.train.saver import install
 from estimator_npu.utils import logging
@@ -125,13 +126,18 @@ def make_init_fn(settings, graph=None):
         shapes = reader.get_variable_to_shape_map()
         names = {}
         for var in variables:
-            name = prev.get(var.op.name, var.op.name)
+            # a part of a partitioned variable is warm-started, by its full name, from
+            # its slice of the full tensor (TF groups the parts by full name)
+            info = var._save_slice_info
+            own = var.op.name if info is None else info.full_name
+            name = prev.get(own, own)
             if name not in shapes:
-                raise ValueError(f"warm start: variable {var.op.name} (checkpoint name "
+                raise ValueError(f"warm start: variable {own} (checkpoint name "
                                  f"{name!r}) is not in checkpoint {path}"
                                  f"{checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
-            if not var.shape.is_compatible_with(shapes[name]):
-                raise ValueError(f"warm start: variable {var.op.name} has shape {var.shape} "
+            shape = var.shape if info is None else TensorShape(info.full_shape)
+            if not shape.is_compatible_with(shapes[name]):
+                raise ValueError(f"warm start: variable {own} has shape {shape} "
                                  f"but {name!r} in {path} has shape {list(shapes[name])}")
             names[var] = name
         # one pass over the data files, every checksum checked before any variable
@@ -140,7 +146,9 @@ def make_init_fn(settings, graph=None):
         taken = set()
         for var in variables:
             value = values[names[var]]
-            if id(value) in taken:          # two variables warm-started from one tensor
+            if var._save_slice_info is not None:
+                value = value[var._save_slice_info.index()].copy()
+            elif id(value) in taken:        # two variables warm-started from one tensor
                 value = value.copy()
             taken.add(id(value))
             install(session.store(var.op), value, var.dtype.np)

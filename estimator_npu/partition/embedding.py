@@ -13,8 +13,8 @@ gradient of a gather (applied to only the rows looked up; see ``train.sparse_app
 ``max_norm`` clips each embedding to that L2 norm.
 
 The partitioners (``tf.fixed_size_partitioner`` ...) return TF's partition lists;
-``get_variable`` accepts them and makes one unpartitioned variable (the same values, and
-the same checkpoint key as TF's partitioned variable's full name).
+``get_variable(..., partitioner=...)`` makes a ``PartitionedVariable`` of them (see
+``engine.partitioned``), which ``embedding_lookup`` takes as its list of shards.
 """
 import math
 

@@ -152,11 +152,14 @@ def _naming(error, path):
 
 
 # ------------------------------------------------------------------ writing
-def write_checkpoint(prefix, tensors):
-    """Writes ``tensors`` (name -> numpy array) as TF V2 checkpoint ``prefix``: the data
-    file first, then the index, each atomically."""
-    chunks, index = tensor_bundle.stream(tensors)
-    atomic_write(prefix + DATA_SUFFIX, chunks)
+def write_checkpoint(prefix, tensors, shard_of=None, num_shards=1):
+    """Writes ``tensors`` (name -> numpy array, or ``tensor_bundle.Slices`` for a
+    partitioned variable) as TF V2 checkpoint ``prefix``: the data files first (tensor
+    ``name`` in ``<prefix>.data-<shard_of[name]>-of-<num_shards>``, default shard 0), then
+    the index, each atomically."""
+    shards, index = tensor_bundle.stream_shards(tensors, shard_of, num_shards)
+    for i, chunks in enumerate(shards):
+        atomic_write(tensor_bundle.data_filename(prefix, i, num_shards), chunks)
     atomic_write(prefix + INDEX_SUFFIX, [index()])
 
 

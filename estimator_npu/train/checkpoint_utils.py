@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from estimator_npu.engine.graph import GraphKeys, get_default_graph
+from estimator_npu.engine.partitioned import PartitionedVariable
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily
 from estimator_npu.train import checkpoint_io
@@ -52,8 +53,14 @@ def _reader(prefix):
 def _restore_kernel(op, ctx):
     prefix, name, np_dtype = op.attrs["prefix"], op.attrs["tensor_name"], op.attrs["np_dtype"]
 
+    offset, shape = op.attrs.get("var_offset"), op.attrs.get("var_shape")
+
     def restore():
-        return np.asarray(_reader(prefix).get_tensor(name), dtype=np_dtype)
+        value = np.asarray(_reader(prefix).get_tensor(name), dtype=np_dtype)
+        if offset is not None:      # a part of a partitioned variable: its slice
+            value = np.ascontiguousarray(
+                value[tuple(slice(o, o + n) for o, n in zip(offset, shape))])
+        return value
     return restore
 
 
@@ -78,6 +85,13 @@ def _missing(name, ckpt, shapes, detail=""):
 
 def _check_shape(var, tensor_name, shapes, ckpt):
     want = shapes[tensor_name]
+    if isinstance(var, list):       # the parts of a partitioned variable
+        info = var[0]._save_slice_info
+        if list(info.full_shape) != list(want):
+            raise ValueError(f"Shape of variable {info.full_name} ({info.full_shape}) "
+                             f"doesn't match with shape of tensor {tensor_name} "
+                             f"({list(want)}) from checkpoint {ckpt}")
+        return
     if not var.shape.is_compatible_with(want):
         raise ValueError(f"Shape of variable {var.op.name} ({var.shape.as_list()}) doesn't "
                          f"match with shape of tensor {tensor_name} ({list(want)}) from "
@@ -85,10 +99,17 @@ def _check_shape(var, tensor_name, shapes, ckpt):
 
 
 def _set_initializer(var, ckpt, tensor_name):
+    if isinstance(var, list):       # each part from its slice of the full tensor
+        for part in var:
+            _set_initializer(part, ckpt, tensor_name)
+        return
     g = var.graph
+    attrs = {"prefix": ckpt, "tensor_name": tensor_name, "np_dtype": var.dtype.np}
+    info = var._save_slice_info
+    if info is not None:
+        attrs.update(var_offset=list(info.var_offset), var_shape=list(info.var_shape))
     with g.as_default(), g.name_scope(var.op.name + "/"):
-        restore = g.create_op("RestoreV2", [], {"prefix": ckpt, "tensor_name": tensor_name,
-                                                "np_dtype": var.dtype.np},
+        restore = g.create_op("RestoreV2", [], attrs,
                               [(var.dtype, var.shape)], name="checkpoint_initializer")
         var._initializer_op = g.create_op(
             "Assign", [restore.outputs[0]], {"var": var.op, "is_initializer": True},
@@ -97,11 +118,17 @@ def _set_initializer(var, ckpt, tensor_name):
 
 
 def _graph_variables(graph):
+    """``{name: Variable}``, a partitioned variable as ``{full name: [its parts]}`` (as
+    TF's variable store groups ``name/part_<i>``)."""
     out = {}
     for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection(
             GraphKeys.LOCAL_VARIABLES):
         if isinstance(v, Variable):
-            out.setdefault(v.op.name, v)
+            info = v._save_slice_info
+            if info is None:
+                out.setdefault(v.op.name, v)
+            elif v not in out.setdefault(info.full_name, []):
+                out[info.full_name].append(v)
     return out
 
 
@@ -119,17 +146,25 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     graph = get_default_graph()
     store = _graph_variables(graph)
     for tensor_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
-        var = current if isinstance(current, Variable) else store.get(current)
+        if isinstance(current, PartitionedVariable):
+            current = list(current)
         if isinstance(current, (list, tuple)):
-            raise ValueError("partitioned variables are not supported by "
-                             f"init_from_checkpoint ({tensor_name!r})")
+            if not current or any(getattr(p, "_save_slice_info", None) is None
+                                  for p in current):
+                raise ValueError(f"init_from_checkpoint: {tensor_name!r} maps to a list "
+                                 "that is not the parts of a partitioned variable")
+            var = list(current)
+        else:
+            var = current if isinstance(current, Variable) else store.get(current)
+            if isinstance(current, Variable) and current._save_slice_info is not None:
+                var = [current]
         if var is not None:
             if tensor_name not in shapes:
                 raise _missing(tensor_name, ckpt, shapes)
             _check_shape(var, tensor_name, shapes, ckpt)
             _set_initializer(var, ckpt, tensor_name)
             logging.debug("Initialize variable %s from checkpoint %s with %s",
-                          var.op.name, ckpt, tensor_name)
+                          current, ckpt, tensor_name)
             continue
         if not isinstance(current, str):
             raise TypeError(f"assignment_map values must be variable names, scopes or "
@@ -178,7 +213,17 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
     if not var_list:
         raise ValueError("var_list cannot be empty")
     path = _resolve(model_path)
-    items = dict(var_list) if isinstance(var_list, dict) else {v.op.name: v for v in var_list}
+    if isinstance(var_list, dict):
+        items = dict(var_list)
+    else:       # a part of a partitioned variable is restored from its full name's slice
+        items = {}
+        for x in var_list:
+            for v in (list(x) if isinstance(x, PartitionedVariable) else [x]):
+                info = getattr(v, "_save_slice_info", None)
+                if info is None:
+                    items[v.op.name] = v
+                else:
+                    items.setdefault(info.full_name, []).append(v)
     shapes = dict(checkpoint_io.list_variables(path))
     kept = {}
     for name, var in items.items():
@@ -186,9 +231,11 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
             if ignore_missing_vars:
                 logging.warning("Variable %s missing in checkpoint %s", name, path)
                 continue
-            raise _missing(name, path, shapes, f" (variable {var.op.name})")
+            label = name if isinstance(var, (list, PartitionedVariable)) else var.op.name
+            raise _missing(name, path, shapes, f" (variable {label})")
         if not reshape_variables:
-            _check_shape(var, name, shapes, path)
+            _check_shape(list(var) if isinstance(var, PartitionedVariable) else var, name,
+                         shapes, path)
         kept[name] = var
     if not kept:
         logging.warning("No Variables to restore")

@@ -45,7 +45,7 @@ import numbers
 
 import numpy as np
 
-from estimator_npu.engine import dtypes
+from estimator_npu.engine import dtypes, partitioned
 from estimator_npu.engine.gradients import gradients
 from estimator_npu.engine.graph import GraphKeys, Operation, Tensor
 from estimator_npu.engine.ops import array_ops
@@ -324,8 +324,12 @@ class Optimizer:
                 return array_ops.fill(shape.as_list(), constant(fill, dtype=dt))
             return array_ops.zeros_like(var.initial_value) + constant(fill, dtype=dt)
         with graph.name_scope(var.op.name + "/"):
-            return Variable(initial, trainable=False, name=var_name, dtype=dt,
+            slot = Variable(initial, trainable=False, name=var_name, dtype=dt,
                             validate_shape=shape.is_fully_defined())
+        # a part's slot is saved as its slice of the full slot (emb/Adagrad), as in TF
+        slot._save_slice_info = partitioned.slot_slice_info(
+            var, slot, slot.op.name[len(var.op.name) + 1:])
+        return slot
 
     def _create_non_slots(self, var_list, hyper):
         names = self.rule.scalars

@@ -24,8 +24,10 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.engine.graph import GraphKeys, Tensor, get_default_graph
+from estimator_npu.engine.partitioned import PartitionedVariable
+from estimator_npu.engine.shape import TensorShape
 from estimator_npu.engine.ops.state_ops import Variable
-from estimator_npu.train import checkpoint_io, recovery
+from estimator_npu.train import checkpoint_io, recovery, tensor_bundle
 from estimator_npu.train.training_util import global_step as _global_step_value
 from estimator_npu.utils import logging, validation
 
@@ -51,23 +53,66 @@ def _raw_session(sess):
 
 
 def _var_dict(var_list):
+    """``({checkpoint name: Variable}, {checkpoint name: [part Variables]})``: the whole
+    variables and the partitioned ones (parts carry their ``_save_slice_info``; a
+    ``PartitionedVariable`` gives its parts; in a list they are grouped by full name)."""
     if var_list is None:
         var_list = get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)
+    items = []
     if isinstance(var_list, dict):
-        items = [(validation.check_type("var_list key", k, str), _variable(v))
-                 for k, v in var_list.items()]
+        for k, v in var_list.items():
+            validation.check_type("var_list key", k, str)
+            if isinstance(v, PartitionedVariable) or isinstance(v, (list, tuple)):
+                items += [(k, _variable(p), True) for p in v]
+            else:
+                v = _variable(v)
+                items.append((k, v, v._save_slice_info is not None))
     else:
-        if isinstance(var_list, (Variable, Tensor)):
+        if isinstance(var_list, (Variable, Tensor, PartitionedVariable)):
             var_list = [var_list]
-        items = [(v.op.name, v) for v in (_variable(x) for x in var_list)]
-    out = {}
-    for name, v in items:
+        for x in var_list:
+            for v in (list(x) if isinstance(x, PartitionedVariable) else [x]):
+                v = _variable(v)
+                info = v._save_slice_info
+                items.append((v.op.name, v, False) if info is None else
+                             (info.full_name, v, True))
+    out, sliced = {}, {}
+    for name, v, is_part in items:
+        if is_part:
+            if v._save_slice_info is None:
+                raise ValueError(f"Saver var_list[{name!r}]: {v.op.name} is not a part of a "
+                                 "partitioned variable")
+            parts = sliced.setdefault(name, [])
+            if v not in parts:
+                parts.append(v)
+            continue
         if name in out:
             if out[name] is v:
                 continue
             raise ValueError(f"At least two variables have the same name: {name}")
         out[name] = v
-    return out
+    for name, parts in sliced.items():
+        if name in out:
+            raise ValueError(f"At least two variables have the same name: {name}")
+        shapes = {tuple(p._save_slice_info.full_shape) for p in parts}
+        if len(shapes) > 1:
+            raise ValueError(f"The parts of partitioned variable {name} disagree on its "
+                             f"full shape: {sorted(shapes)}")
+    return out, sliced
+
+
+def _canonical_device(device):
+    """TF's canonical device name (``/cpu:0`` -> ``/device:CPU:0``), the shard key."""
+    out = []
+    for piece in filter(None, (device or "").split("/")):
+        kind, _, index = piece.partition(":")
+        if kind.lower() in ("cpu", "gpu", "npu"):
+            piece = f"device:{kind.upper()}:{index or 0}"
+        elif kind.lower() == "device":
+            dk, _, di = index.partition(":")
+            piece = f"device:{dk.upper()}:{di or 0}"
+        out.append(piece)
+    return "/" + "/".join(out) if out else ""
 
 
 def _save_error(error, path, kept):
@@ -126,9 +171,10 @@ class Saver:
         self._save_relative_paths = validation.check_bool("save_relative_paths",
                                                           save_relative_paths)
         self._pad_step_number = bool(pad_step_number)
-        self._var_dict = _var_dict(var_list)
+        self._var_dict, self._sliced = _var_dict(var_list)
+        self._sharded = bool(sharded)
         self._allow_empty = allow_empty
-        if not self._var_dict and not allow_empty:
+        if not self._var_dict and not self._sliced and not allow_empty:
             raise ValueError("No variables to save")
         self._name = name or "save"
         self.save_iterator_state = validation.check_bool("save_iterator_state",
@@ -181,10 +227,17 @@ class Saver:
         return delete
 
     # ------------------------------------------------------------------ save
+    def _variables(self):
+        """Every variable saved (the parts of the partitioned ones included)."""
+        return list(self._var_dict.values()) + [p for ps in self._sliced.values() for p in ps]
+
     def _values(self, sess):
+        """``({name: array or Slices}, {name: shard}, number of shards)``: with
+        ``sharded=True`` one shard per device (sorted canonical device names, as TF: on
+        one CPU with no ``tf.device`` that is one), else one."""
         sess = _raw_session(sess)
-        out = {}
-        for name, v in self._var_dict.items():
+
+        def value_of(v):
             if v.graph is not sess.graph:
                 raise ValueError(f"Variable {v.op.name} is not an element of the session's "
                                  "graph.")
@@ -192,8 +245,23 @@ class Saver:
             if value is None:
                 raise errors.FailedPreconditionError(
                     None, v.op, f"Attempting to use uninitialized value {v.op.name}")
-            out[name] = value
-        return out
+            return value
+        out = {name: value_of(v) for name, v in self._var_dict.items()}
+        parts_of = {name: sorted(parts, key=lambda p: p._save_slice_info.var_offset)
+                    for name, parts in self._sliced.items()}
+        keys = sorted({_canonical_device(v.device) for v in self._variables()}) \
+            if self._sharded else [""]
+
+        def shard(v):
+            return keys.index(_canonical_device(v.device)) if self._sharded else 0
+        for name, parts in parts_of.items():
+            out[name] = tensor_bundle.Slices(
+                parts[0]._save_slice_info.full_shape,
+                [(p._save_slice_info.var_offset, value_of(p)) for p in parts],
+                [shard(p) for p in parts])
+        if not self._sharded:
+            return out, None, 1
+        return out, {n: shard(v) for n, v in self._var_dict.items()}, len(keys)
 
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
@@ -230,12 +298,15 @@ class Saver:
                 raise ValueError(f"Parent of {save_path} is {save_dir}, which is a file, not "
                                  "a directory; can't save.")
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        if not self._var_dict:
+        if not self._var_dict and not self._sliced:
             return None
         recovery.remove_temp_files(save_dir or ".")   # of an interrupted save
-        values = self._values(sess)
+        values, shard_of, num_shards = self._values(sess)
         try:
-            checkpoint_io.write_checkpoint(path, values)
+            if num_shards > 1:
+                checkpoint_io.write_checkpoint(path, values, shard_of, num_shards)
+            else:
+                checkpoint_io.write_checkpoint(path, values)
             if write_meta_graph:
                 self._write_meta(path + "." + meta_graph_suffix)
             self._write_iterator_state(sess, path)
@@ -259,7 +330,8 @@ class Saver:
     def _write_meta(self, path):
         """Writes the MetaGraphDef; its bytes are reused while the graph is unchanged."""
         from estimator_npu.train import meta_graph
-        graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
+        variables = self._variables()
+        graph = variables[0].graph if variables else None
         key = (id(graph), getattr(graph, "_version", None), tuple(
             (k, len(graph.get_collection(k))) for k in graph.get_all_collection_keys()))
         cached = getattr(self, "_meta_cache", None)
@@ -272,7 +344,8 @@ class Saver:
                           export_scope=None, clear_devices=False, **kwargs):
         """The ``MetaGraphDef`` of the saver's graph, written to ``filename`` if given."""
         from estimator_npu.train import meta_graph
-        graph = next(iter(self._var_dict.values())).graph if self._var_dict else None
+        variables = self._variables()
+        graph = variables[0].graph if variables else None
         return meta_graph.export_meta_graph(filename, graph=graph, as_text=as_text,
                                             collection_list=collection_list)
 
@@ -361,15 +434,20 @@ class Saver:
         reader = checkpoint_io.CheckpointReader(save_path)
         shapes = reader.get_variable_to_shape_map()
         kinds = reader.get_variable_to_dtype_map()
-        for name, v in self._var_dict.items():
+        wanted = [(name, v, v.shape.as_list() if v.shape.ndims is not None else None)
+                  for name, v in self._var_dict.items()]
+        wanted += [(name, parts[0], parts[0]._save_slice_info.full_shape)
+                   for name, parts in self._sliced.items()]
+        for name, v, shape in wanted:
+            label = name if name in self._var_dict else f"{name} (partitioned)"
             if name not in shapes:
                 raise errors.NotFoundError(
                     None, v.op, f"Key {name} not found in checkpoint {save_path} (variable "
-                    f"{v.op.name}){checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
-            if not v.shape.is_compatible_with(shapes[name]):
+                    f"{label}){checkpoint_io.nearest_keys_hint(name, sorted(shapes))}")
+            if shape is not None and not TensorShape(shape).is_compatible_with(shapes[name]):
                 raise errors.InvalidArgumentError(
                     None, v.op, f"Shape mismatch restoring variable {v.op.name} from "
-                    f"checkpoint {save_path}: the graph has shape {v.shape.as_list()} and "
+                    f"checkpoint {save_path}: the graph has shape {shape} and "
                     f"the checkpoint has shape {shapes[name]} (tensor {name})")
             if kinds[name] != v.dtype:
                 raise errors.InvalidArgumentError(
@@ -380,13 +458,19 @@ class Saver:
         stores = {name: sess.store(v.op) for name, v in self._var_dict.items()}
         # One read of every byte, into fresh arrays, each checked as it arrives; the
         # arrays are swapped in only once all of them have passed, so a damaged
-        # checkpoint leaves every variable as it was.
+        # checkpoint leaves every variable as it was. A partitioned variable is read
+        # whole (whatever partitioning it was saved with) and each part takes its slice.
         try:
-            values = reader.read_many(list(stores))
+            values = reader.read_many(list(stores) + list(self._sliced))
         finally:
             reader.close()
         for name, store in stores.items():
             install(store, values[name], self._var_dict[name].dtype.np)
+        for name, parts in self._sliced.items():
+            full = values[name]
+            for p in parts:
+                install(sess.store(p.op), np.ascontiguousarray(full[p._save_slice_info.index()]),
+                        p.dtype.np)
 
     def as_saver_def(self):
         """A ``SaverDef`` of this saver's settings (V2 format). The tensor and op names
@@ -397,7 +481,7 @@ class Saver:
                            restore_op_name=f"{self._name}/restore_all",
                            max_to_keep=self._max_to_keep,
                            keep_checkpoint_every_n_hours=self._keep_hours,
-                           sharded=False, version=2)
+                           sharded=self._sharded, version=2)
 
     def to_proto(self, export_scope=None):
         return self.as_saver_def()

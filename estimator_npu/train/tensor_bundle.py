@@ -128,6 +128,21 @@ def _shape_proto(shape):
     return pb.TensorShapeProto(dim=[pb.TensorShapeProto.Dim(size=int(d)) for d in shape])
 
 
+class Slices:
+    """A tensor saved as slices (the parts of a partitioned variable): ``full_shape`` and
+    ``parts``, ``[(offset, array)]``. The index holds the full tensor's entry (dtype,
+    full shape, the slices' extents) and one entry per slice under TF's slice key.
+    ``shards``: the data file of each part (default: the tensor's), as TF's sharded
+    Saver puts each part in the shard of its device."""
+
+    def __init__(self, full_shape, parts, shards=None):
+        self.full_shape = [int(d) for d in full_shape]
+        self.parts = [(list(map(int, off)), np.asarray(a)) for off, a in parts]
+        self.shards = None if shards is None else [int(s) for s in shards]
+        if not self.parts:
+            raise ValueError("Slices: a sliced tensor needs at least one part")
+
+
 def encode(tensors):
     """``(data chunks, index table bytes)`` of a one-shard bundle holding ``tensors``."""
     chunks, finish = stream(tensors)
@@ -137,30 +152,69 @@ def encode(tensors):
 
 def stream(tensors):
     """``(chunks, finish)``: an iterator over the data file's bytes of a one-shard bundle
-    holding ``tensors``, and a function returning the index table's bytes once the
-    iterator is exhausted.
+    holding ``tensors`` (name -> array or ``Slices``), and a function returning the index
+    table's bytes once the iterator is exhausted (see ``stream_shards``)."""
+    shards, finish = stream_shards(tensors)
+    return shards[0], finish
+
+
+def _entry_plan(name, arr, shard):
+    arr = np.asarray(arr)
+    try:
+        dt = dtype_enum(arr)
+    except TypeError as e:
+        raise TypeError(f"Variable {name}: {e}") from None
+    if dt == 7:
+        parts, crc = _string_bytes(arr)
+        return [dt, arr.shape, shard, 0, sum(len(p) for p in parts), crc, parts, None]
+    raw = _raw(arr)
+    return [dt, arr.shape, shard, 0, raw.nbytes, None, None, raw]
+
+
+def stream_shards(tensors, shard_of=None, num_shards=1):
+    """``(chunks of each data file, finish)`` of a bundle holding ``tensors`` (name ->
+    array or ``Slices``) in ``num_shards`` data files, tensor ``name`` in shard
+    ``shard_of[name]`` (default 0). Each data file holds its tensors in name order (a
+    sliced tensor's slices in the order given), as TF's writer; ``finish()`` returns the
+    index table's bytes once every iterator is exhausted.
 
     Each tensor's crc32c is computed chunk by chunk (``_CHUNK`` bytes) just before the
     chunk is handed on, so writing it reads it from the CPU cache: one pass over memory.
     """
-    header = pb.BundleHeaderProto(num_shards=1, version=pb.VersionDef(producer=BUNDLE_VERSION))
-    plan, offset = [], 0
+    header = pb.BundleHeaderProto(num_shards=num_shards,
+                                  version=pb.VersionDef(producer=BUNDLE_VERSION))
+    plans = [[] for _ in range(num_shards)]
+    index = []      # (key bytes, plan item or a finished entry proto)
     for name in sorted(tensors, key=lambda n: n.encode("utf-8")):
-        arr = np.asarray(tensors[name])
-        try:
-            dt = dtype_enum(arr)
-        except TypeError as e:
-            raise TypeError(f"Variable {name}: {e}") from None
-        if dt == 7:
-            parts, crc = _string_bytes(arr)
-            raw, size = None, sum(len(p) for p in parts)
+        value = tensors[name]
+        shard = int((shard_of or {}).get(name, 0))
+        sliced = isinstance(value, Slices)
+        shards = (value.shards or [shard] * len(value.parts)) if sliced else [shard]
+        if not all(0 <= s < num_shards for s in shards):
+            raise ValueError(f"Variable {name}: shard {shards} is not one of {num_shards}")
+        if sliced:
+            full = pb.BundleEntryProto(shape=_shape_proto(value.full_shape),
+                                       shard_id=shards[0])
+            for (offset, arr), shard in zip(value.parts, shards):
+                item = _entry_plan(name, arr, shard)
+                ext = list(zip(offset, arr.shape))
+                full.dtype = item[0]
+                full.slices.add().extent.extend(
+                    [pb.TensorSliceProto.Extent(start=o, length=n) for o, n in ext])
+                plans[shard].append(item)
+                index.append((slice_key(name, ext), item))
+            index.append((name.encode("utf-8"), full))
         else:
-            raw = _raw(arr)
-            parts, crc, size = None, None, raw.nbytes
-        plan.append([name, dt, arr.shape, offset, size, crc, parts, raw])
-        offset += size
+            item = _entry_plan(name, value, shard)
+            plans[shard].append(item)
+            index.append((name.encode("utf-8"), item))
+    for plan in plans:
+        offset = 0
+        for item in plan:
+            item[3] = offset
+            offset += item[4]
 
-    def chunks():
+    def chunks(plan):
         for item in plan:
             if item[6] is not None:
                 yield from item[6]
@@ -175,14 +229,16 @@ def stream(tensors):
 
     def finish():
         items = [(b"", header.SerializeToString())]
-        for name, dt, shape, off, size, crc, _, raw in plan:
-            if crc is None:
-                raise RuntimeError("the data chunks were not all written")
-            entry = pb.BundleEntryProto(dtype=dt, shape=_shape_proto(shape), offset=off,
-                                        size=size, crc32c=crc)
-            items.append((name.encode("utf-8"), entry.SerializeToString()))
+        for key, item in sorted(index, key=lambda kv: kv[0]):
+            if isinstance(item, list):
+                dt, shape, shard, off, size, crc = item[:6]
+                if crc is None:
+                    raise RuntimeError("the data chunks were not all written")
+                item = pb.BundleEntryProto(dtype=dt, shape=_shape_proto(shape),
+                                           shard_id=shard, offset=off, size=size, crc32c=crc)
+            items.append((key, item.SerializeToString()))
         return sstable.build_table(items)
-    return chunks(), finish
+    return [chunks(plan) for plan in plans], finish
 
 
 # ------------------------------------------------------------------ reading
@@ -590,4 +646,4 @@ def is_bundle_index(raw):
     return sstable.is_table(raw)
 
 
-__all__ = ["BundleReader", "encode", "stream", "data_filename", "is_bundle_index", "dtype_enum"]
+__all__ = ["BundleReader", "Slices", "encode", "stream", "stream_shards", "data_filename", "is_bundle_index", "dtype_enum"]

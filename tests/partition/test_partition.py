@@ -81,4 +81,6 @@ def test_partitioners_as_tf():
     with tf.Graph().as_default():
         with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(2)):
             v = tf.get_variable("emb", [10, 3])
-        assert v.shape == [10, 3] and v.op.name == "s/emb"
+        # as TF1: the scope's partitioner makes a partitioned variable
+        assert isinstance(v, tf.PartitionedVariable) and v.shape == [10, 3]
+        assert [p.op.name for p in v] == ["s/emb/part_0", "s/emb/part_1"]

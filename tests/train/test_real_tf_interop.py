@@ -110,3 +110,51 @@ def test_real_tf_imports_our_graph_def_and_meta_graph(tmp_path):
     np.testing.assert_allclose(report["graph_total"], want, rtol=1e-6)
     np.testing.assert_allclose(report["meta_total"], want, rtol=1e-6)
     assert report["variables"] == ["b", "w"]
+
+
+def test_real_tf_and_we_restore_each_others_partitioned_variables(tmp_path):
+    """Partitioned variables (and their slots) cross in both directions, into another
+    partitioning; sharded files (one per device) too."""
+    rng = np.random.default_rng(2)
+    table = rng.standard_normal((9, 3)).astype(np.float32)
+    small = rng.standard_normal((7, 2)).astype(np.float32)
+
+    def sliced(full):
+        return lambda shape, dtype=None, partition_info=None: \
+            full[partition_info.var_offset[0]:][:shape[0]]
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [9, 3], initializer=sliced(table),
+                              partitioner=tf.fixed_size_partitioner(3))
+        train = tf.train.AdagradOptimizer(0.5).minimize(
+            tf.reduce_sum(tf.nn.embedding_lookup(emb, [0, 4, 8, 8])))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            want = sess.run(tf.convert_to_tensor(emb))
+            slots = np.concatenate([sess.run(v) for v in tf.global_variables()[3:]])
+            ours = tf.train.Saver().save(sess, str(tmp_path / "ours" / "model.ckpt"))
+    with tf.Graph().as_default():
+        with tf.device(lambda op: "/cpu:1" if "part_1" in op.name else "/cpu:0"):
+            tf.get_variable("table", [7, 2], initializer=sliced(small),
+                            partitioner=tf.fixed_size_partitioner(2))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sharded = tf.train.Saver(sharded=True).save(
+                sess, str(tmp_path / "sharded" / "model.ckpt"))
+    assert sorted(os.listdir(tmp_path / "sharded"))[1:3] == [
+        "model.ckpt.data-00000-of-00002", "model.ckpt.data-00001-of-00002"]
+    report = _run_tf("partitioned.py", ours, sharded, str(tmp_path))
+    assert dict((n, s) for n, s in report["listed"]) == {"emb": [9, 3], "emb/Adagrad": [9, 3]}
+    for key in ("ours_into_2", "ours_whole"):
+        np.testing.assert_array_equal(np.float32(report[key]["value"]), want)
+    np.testing.assert_array_equal(np.float32(report["ours_into_2"]["slot"]), slots)
+    np.testing.assert_array_equal(np.float32(report["sharded_into_2"]["value"]), small)
+    # TF's 4 parts over two devices: 2 data files; restored here into 3 parts
+    assert report["tf_files"][1:3] == ["model.ckpt.data-00000-of-00002",
+                                       "model.ckpt.data-00001-of-00002"]
+    with tf.Graph().as_default():
+        v = tf.get_variable("tf_emb", [11, 2], partitioner=tf.fixed_size_partitioner(3))
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, report["tf_prefix"])
+            np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(v)),
+                                          np.float32(report["tf_value"]))

@@ -76,8 +76,9 @@ def test_we_read_tfs_checkpoints(tmp_path):
 
 def test_tf_reads_our_checkpoints(tmp_path):
     matrix.write(tf, str(tmp_path / "ours"))
-    # ours: one data file (this project has one device); TF merges per-device shards
-    assert os.path.exists(tmp_path / "ours" / "sharded" / "model.ckpt.data-00000-of-00001")
+    # ours as TF's: Saver(sharded=True) writes one data file per device (/cpu:0, /cpu:1)
+    assert sorted(p for p in os.listdir(tmp_path / "ours" / "sharded") if ".data-" in p) == [
+        "model.ckpt.data-00000-of-00002", "model.ckpt.data-00001-of-00002"]
     os.makedirs(tmp_path / "work")
     _check_report(_tf("read", str(tmp_path / "ours"), str(tmp_path / "work")))
 

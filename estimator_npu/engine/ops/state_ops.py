@@ -100,6 +100,8 @@ class Variable:
     in each session and is set by running ``initializer`` or by ``load``.
     """
 
+    _save_slice_info = None     # a part of a partitioned variable: see engine.partitioned
+
     def __init__(self, initial_value=None, trainable=True, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,
                  dtype=None, expected_shape=None, import_scope=None, constraint=None,
@@ -139,6 +141,7 @@ class Variable:
         for c in set(collections):
             g.add_to_collection(c, self)
         op._variable_object = self
+        self._device = g._device_of(op)
 
     # ----- tensor-like -----
     def _as_tensor(self):
@@ -168,7 +171,7 @@ class Variable:
 
     @property
     def device(self):
-        return ""
+        return getattr(self, "_device", "")
 
     @property
     def trainable(self):
