@@ -11,7 +11,8 @@ col2im, one thread) and prints medians and minimums of ``--reps`` rounds.
 
 ``--off PASS[,PASS]`` instead times, alternately, the plan as compiled now against the same
 model compiled without those ``engine.plan_rewrites`` passes (e.g. ``_pool_first``), both
-with the current kernels and threads: the gain of one rewrite inside whole steps.
+with the current kernels and threads: the gain of one rewrite inside whole steps
+(``--cpu``: process CPU time, steadier than wall time on a busy machine).
 
 Run: ``python bench/cnn_profile.py [--model cnn|lenet|mlp] [--steps N] [--top K] [--ab]
 [--off PASS]``
@@ -92,7 +93,7 @@ def ab(model, steps, reps):
           f"{statistics.median(b) / statistics.median(a):.2f}x")
 
 
-def ab_passes(model, steps, reps, passes):
+def ab_passes(model, steps, reps, passes, clock=time.perf_counter):
     from estimator_npu.engine import plan_rewrites
     new, _, batch = build(model)
     saved = {p: getattr(plan_rewrites, p) for p in passes}
@@ -108,10 +109,10 @@ def ab_passes(model, steps, reps, passes):
     ys = rng.integers(0, 10, (20, batch)).astype(np.int32)
 
     def timed(plan):
-        t0 = time.perf_counter()
+        t0 = clock()
         for i in range(steps):
             plan.fn(xs[i % 20], ys[i % 20])
-        return (time.perf_counter() - t0) / steps * 1e3
+        return (clock() - t0) / steps * 1e3
     timed(new), timed(old)
     a, b = [], []
     for r in range(reps):
@@ -132,9 +133,12 @@ def main():
     ap.add_argument("--ab", action="store_true", help="time against the kernel choices off")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--off", help="time against the plan without these rewrite passes")
+    ap.add_argument("--cpu", action="store_true", help="with --off: CPU time of the process "
+                    "(all its threads) instead of wall time, steadier on a busy machine")
     a = ap.parse_args()
     if a.off:
-        return ab_passes(a.model, a.steps, a.reps, a.off.split(","))
+        return ab_passes(a.model, a.steps, a.reps, a.off.split(","),
+                         time.process_time if a.cpu else time.perf_counter)
     if a.ab:
         return ab(a.model, a.steps, a.reps)
     plan, sess, batch = build(a.model)
