@@ -9,7 +9,13 @@ and the step time.
 same model with the issue-16 kernel choices switched off (no plan rewrites, whole-batch
 col2im, one thread) and prints medians and minimums of ``--reps`` rounds.
 
-Run: ``python bench/cnn_profile.py [--model cnn|lenet|mlp] [--steps N] [--top K] [--ab]``
+``--off PASS[,PASS]`` instead times, alternately, the plan as compiled now against the same
+model compiled without those ``engine.plan_rewrites`` passes (e.g. ``_pool_first``), both
+with the current kernels and threads: the gain of one rewrite inside whole steps
+(``--cpu``: process CPU time, steadier than wall time on a busy machine).
+
+Run: ``python bench/cnn_profile.py [--model cnn|lenet|mlp] [--steps N] [--top K] [--ab]
+[--off PASS]``
 """
 import argparse
 import os
@@ -87,6 +93,37 @@ def ab(model, steps, reps):
           f"{statistics.median(b) / statistics.median(a):.2f}x")
 
 
+def ab_passes(model, steps, reps, passes, clock=time.perf_counter):
+    from estimator_npu.engine import plan_rewrites
+    new, _, batch = build(model)
+    saved = {p: getattr(plan_rewrites, p) for p in passes}
+    for p in passes:
+        setattr(plan_rewrites, p, lambda *a: None)
+    try:
+        old, _, _ = build(model)
+    finally:
+        for p, f in saved.items():
+            setattr(plan_rewrites, p, f)
+    rng = np.random.default_rng(0)
+    xs = rng.random((20, batch, 784), dtype=np.float32)
+    ys = rng.integers(0, 10, (20, batch)).astype(np.int32)
+
+    def timed(plan):
+        t0 = clock()
+        for i in range(steps):
+            plan.fn(xs[i % 20], ys[i % 20])
+        return (clock() - t0) / steps * 1e3
+    timed(new), timed(old)
+    a, b = [], []
+    for r in range(reps):
+        for plan, acc in ((new, a), (old, b)) if r % 2 == 0 else ((old, b), (new, a)):
+            acc.append(timed(plan))
+    print(f"{model}: ms per step, median (min) of {reps} alternating rounds of {steps} steps: "
+          f"now {statistics.median(a):.3f} ({min(a):.3f}), without {','.join(passes)} "
+          f"{statistics.median(b):.3f} ({min(b):.3f}); speed-up "
+          f"{statistics.median(b) / statistics.median(a):.3f}x (min {min(b) / min(a):.3f}x)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="cnn", choices=sorted(MODELS))
@@ -95,7 +132,13 @@ def main():
     ap.add_argument("--source", action="store_true", help="print the plan's source")
     ap.add_argument("--ab", action="store_true", help="time against the kernel choices off")
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--off", help="time against the plan without these rewrite passes")
+    ap.add_argument("--cpu", action="store_true", help="with --off: CPU time of the process "
+                    "(all its threads) instead of wall time, steadier on a busy machine")
     a = ap.parse_args()
+    if a.off:
+        return ab_passes(a.model, a.steps, a.reps, a.off.split(","),
+                         time.process_time if a.cpu else time.perf_counter)
     if a.ab:
         return ab(a.model, a.steps, a.reps)
     plan, sess, batch = build(a.model)

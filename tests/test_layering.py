@@ -214,7 +214,9 @@ def test_core_line_budget(layer):
     # +270 -> 12750, issue 13: partitioned variables (engine/partitioned.py: TF1's
     # PartitionedVariable, parts and their save-slice info, made by get_variable) and
     # the devices tf.device records on variables (Saver(sharded=True) shards by them).
-    budget = {"engine": 12750, "device": 1200, "hooks": 2500}[layer]
+    # +80 -> 12830, issue 16: the pool-before-ReLU plan rewrite (MaxPool of the
+    # pre-activation, the ReLU gradient masked on the pooled side).
+    budget = {"engine": 12830, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

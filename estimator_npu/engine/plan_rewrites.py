@@ -16,6 +16,16 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
   result and the ``Relu`` clamps it in place, so one buffer serves all three instead of
   three passes that each allocate. The same for ``BiasAdd`` after ``MatMul``. The
   arithmetic is the same float operations in the same order, so results are bit-identical.
+* **Pool before ReLU.** ``MaxPool(Relu(a))`` with ``a = BiasAdd(z, b)`` (NHWC, windows that
+  do not overlap) where the plan reads the ``Relu`` only there and, for the gradient, in
+  ``MaxPoolGrad(r, p, dp)`` and the ReLU gradient ``Mul(that, Cast(Greater(r, 0)))``:
+  ReLU is non-decreasing, so the pool of ``Relu(a)`` is ``Relu`` of the pool of ``a``,
+  computed on a quarter of the elements, and the ReLU gradient becomes ``dp * (p > 0)``
+  before the pool gradient scatters it (the pool's first maximum of ``a`` and of
+  ``Relu(a)`` are the same pixel wherever ``p > 0``; elsewhere both gradients are
+  ``dp * 0``). The ``Relu``, ``Greater``, ``Cast`` and ``Mul`` lines pass their inputs on.
+  Bit-identical, but for the sign of a zero pooled value when ``a`` holds an exact
+  ``-0.0``.
 * **Masked products.** The ReLU gradient ``Mul(dy, Cast(Greater(y, 0)))`` multiplies
   ``dy`` by the boolean mask directly (numpy converts it to 0/1 exactly as the ``Cast``
   did); the ``Greater`` and ``Cast`` lines just pass their inputs on. One pass and one
@@ -24,6 +34,8 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
 Rewrites are skipped under the fp16 precision modes (their kernels round inputs and must
 see them unchanged) and for dtypes other than float32/float64.
 """
+import threading
+
 import numpy as np
 
 from estimator_npu.engine import precision, threads
@@ -124,7 +136,7 @@ def _paired_pools(order, ctx, out):
 def _in_place_epilogues(order, pinned, out):
     readers = _readers(order)
     for op in order:
-        if op.type != "BiasAdd" or op.attrs.get("nchw") or not _floats(op):
+        if op.type != "BiasAdd" or op in out or op.attrs.get("nchw") or not _floats(op):
             continue
         x = op.inputs[0]
         if x.op.type not in _FRESH or not _private(x, readers, pinned) or \
@@ -133,8 +145,75 @@ def _in_place_epilogues(order, pinned, out):
         out[op] = _bias_add_in_place
         y = op.outputs[0]
         nxt = readers.get(y, ())
-        if _private(y, readers, pinned) and nxt[0].type == "Relu":
+        if _private(y, readers, pinned) and nxt[0].type == "Relu" and nxt[0] not in out:
             out[nxt[0]] = _relu_in_place
+
+
+class _PooledPre(threading.local):
+    """The pool ``q`` of the pre-activation ``a`` (for the paired ``MaxPoolGrad``)."""
+    a = q = None
+
+
+def _relu_gradient_of(pool_grad, r, readers, pinned):
+    """``(Greater, Cast, Mul)`` of ``Mul(pool_grad, Cast(Greater(r, 0)))``, each read only
+    there; else None."""
+    g = pool_grad.outputs[0]
+    mul = readers[g][0] if _private(g, readers, pinned) else None
+    if mul is None or mul.type != "Mul" or mul.inputs[0] is mul.inputs[1]:
+        return None
+    c = mul.inputs[mul.inputs[0] is g]
+    if c.op.type != "Cast" or c.dtype != g.dtype or not _private(c, readers, pinned):
+        return None
+    gt = c.op.inputs[0].op
+    zero = gt.inputs[1].op if gt.type == "Greater" else gt
+    if gt.type != "Greater" or gt.inputs[0] is not r or zero.type != "Const" or \
+            np.shape(zero.attrs["value"]) != () or zero.attrs["value"] != 0 or \
+            not _private(gt.outputs[0], readers, pinned):
+        return None
+    return gt, c.op, mul
+
+
+def _pool_first(order, ctx, pinned, out):
+    """``MaxPool(Relu(BiasAdd(z, b)))`` pools the pre-activation and applies ReLU to the
+    pooled values; its gradient masks ``dp`` before the scatter (module docstring)."""
+    from estimator_npu.engine.ops import pool_ops
+    readers = _readers(order)
+    for op in order:
+        ks, st, r = op.attrs.get("ksize"), op.attrs.get("strides"), op.inputs[:1]
+        if op.type != "MaxPool" or op in out or op.attrs["nchw"] or not _floats(op) or \
+                st[0] < ks[0] or st[1] < ks[1] or r[0].op.type != "Relu" or r[0] in pinned:
+            continue  # (overlapping windows sum gradients before the ReLU mask: not here)
+        r, relu = r[0], r[0].op
+        a = relu.inputs[0]
+        if a.op.type != "BiasAdd" or a.op.attrs["nchw"] or not _private(a, readers, pinned):
+            continue
+        grads = [g for g in readers[r] if g.type == "MaxPoolGrad" and g.inputs[0] is r and
+                 g.inputs[1] is op.outputs[0] and g.inputs[2] is not r and g.attrs == op.attrs]
+        chains = [_relu_gradient_of(g, r, readers, pinned) for g in grads]
+        if len(grads) > 1 or None in chains or sorted(map(id, readers[r])) != sorted(
+                map(id, [op] + grads + [c[0] for c in chains])) or \
+                any(o in out for o in [relu] + grads + [o for c in chains for o in c]):
+            continue
+        state, masks = _PooledPre(), pool_ops.PoolMasks() if grads else None
+        pool, plain = pool_ops._max_pool_kernel(op, ctx, masks), pool_ops._max_pool_kernel(op, ctx)
+
+        def max_pool_of_relu(a, pool=pool, state=state if grads else None):
+            q = pool(a)
+            if state is not None:  # for the gradient (a forward plan keeps nothing)
+                state.a, state.q = a, q
+            return np.maximum(q, np.zeros((), a.dtype))
+        out[relu], out[op] = _pass, max_pool_of_relu
+        if grads:
+            grad = pool_ops._max_pool_grad_kernel(grads[0], ctx, masks)
+
+            def max_pool_grad_of_relu(a, p, dp, grad=grad, plain=plain, state=state):
+                q = state.q if state.a is a else plain(a)
+                state.a = state.q = None
+                return grad(a, q, np.multiply(dp, np.greater(p, 0)))
+            gt, cast, mul = chains[0]
+            out[grads[0]], out[gt], out[cast] = max_pool_grad_of_relu, _pass_pair, _pass
+            out[mul] = (lambda g, c: g) if mul.inputs[0] is grads[0].outputs[0] else \
+                (lambda c, g: g)
 
 
 def _pass_pair(a, b):
@@ -181,6 +260,7 @@ def kernel_overrides(order, targets, feeds, ctx):
     pinned = set(feeds)
     pinned.update(t for t in targets if not hasattr(t, "outputs"))
     out = {}
+    _pool_first(order, ctx, pinned, out)
     _shared_patches(order, ctx, out)
     _paired_pools(order, ctx, out)
     _in_place_epilogues(order, pinned, out)

@@ -222,3 +222,89 @@ def test_2x2_max_pool_masks_match_the_window_loop(rewrites, monkeypatch):
     # each window's gradient went to exactly one of its pixels
     np.testing.assert_allclose(got[1].sum(axis=(1, 2)), dy.sum(axis=(1, 2)), rtol=1e-5)
     assert np.count_nonzero(got[1]) == dy.size
+
+
+def _conv_relu_pool(c, ksize, stride, pool_pad, fetch_relu=False, extra=None):
+    """Conv + bias + ReLU + max pool on integer-valued data (exact ties and ReLU zeros),
+    its value and the gradients of ``sum(pool * d)``: ``(fetches, overrides)``."""
+    rng = np.random.default_rng(11)
+    x = tf.constant(rng.integers(-2, 3, (2, 8, 8, 3)).astype(np.float32))
+    w = tf.constant(rng.integers(-1, 2, (3, 3, 3, c)).astype(np.float32))
+    b = tf.constant(rng.integers(-1, 2, c).astype(np.float32))
+    r = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "SAME"), b))
+    p = tf.nn.max_pool(r, ksize, stride, pool_pad)
+    d = tf.constant(rng.standard_normal(p.shape.as_list()).astype(np.float32))
+    loss = tf.reduce_sum(p * d) + (tf.reduce_sum(extra(r)) if extra else 0.0)
+    fetches = [p] + tf.gradients(loss, [x, w, b]) + ([r] if fetch_relu else [])
+    sess = tf.Session()
+    plan = sess.compile(fetches, [])
+    overrides = plan_rewrites.kernel_overrides(plan.ops, fetches, [], sess)
+    return plan.fn(), overrides
+
+
+@pytest.mark.parametrize("c, ksize, stride, pool_pad", [
+    (6, 2, 2, "VALID"),     # few channels: the row-wise pool gradient
+    (12, 2, 2, "VALID"),    # many channels: the paired first-maximum masks
+    (5, 3, 3, "SAME"),      # padded windows: the window loop
+])
+def test_pool_before_relu_equals_the_unfused_plan(c, ksize, stride, pool_pad, monkeypatch):
+    """MaxPool(Relu(BiasAdd(.))) pooled before the ReLU, and its gradient masked before
+    the scatter: the pool, and the gradients of the input, filter and bias, equal the
+    plan without rewrites bit for bit (ties and ReLU zeros included)."""
+    got, overrides = _conv_relu_pool(c, ksize, stride, pool_pad)
+    kernels = {op.type: getattr(k, "__name__", "") for op, k in overrides.items()}
+    assert kernels["MaxPool"] == "max_pool_of_relu", kernels
+    assert kernels["MaxPoolGrad"] == "max_pool_grad_of_relu", kernels
+    assert kernels["Relu"] == "_pass", kernels
+    monkeypatch.setattr(plan_rewrites, "kernel_overrides", lambda *a: {})
+    ref, _ = _conv_relu_pool(c, ksize, stride, pool_pad)
+    assert np.count_nonzero(ref[0] == 0) and np.count_nonzero(ref[0] > 0)
+    for a, e in zip(got, ref):
+        np.testing.assert_array_equal(a, e)
+        assert np.array_equal(np.signbit(a), np.signbit(e))
+
+
+@pytest.mark.parametrize("case", ["relu fetched", "relu read elsewhere", "overlapping",
+                                  "bias add fetched"])
+def test_pool_before_relu_only_where_nothing_else_sees_the_relu(case):
+    """The rewrite leaves the plan alone where the ReLU's full-size result is needed (a
+    fetch, another reader), where the bias add is fetched, or where pool windows overlap;
+    results are then the plain kernels'."""
+    if case == "bias add fetched":
+        x = tf.constant(np.random.default_rng(12).standard_normal((2, 6, 6, 3)), tf.float32)
+        a = tf.nn.bias_add(tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), 1, "SAME"),
+                           tf.constant([1.0, -1.0, 0.5, 0.0]))
+        p = tf.nn.max_pool(tf.nn.relu(a), 2, 2, "VALID")
+        sess = tf.Session()
+        plan = sess.compile([p, a], [])
+        overrides = plan_rewrites.kernel_overrides(plan.ops, [p, a], [], sess)
+        got_p, got_a = plan.fn()
+        np.testing.assert_array_equal(
+            got_p, np.maximum(got_a, 0).reshape(2, 3, 2, 3, 2, 4).max(axis=(2, 4)))
+    else:
+        (p, _, _, _, *rest), overrides = _conv_relu_pool(
+            6, 3 if case == "overlapping" else 2, 2, "VALID", fetch_relu=case == "relu fetched",
+            extra=tf.square if case == "relu read elsewhere" else None)
+        if rest:
+            np.testing.assert_array_equal(p, rest[0].reshape(2, 4, 2, 4, 2, 6).max(axis=(2, 4)))
+    names = {getattr(k, "__name__", "") for k in overrides.values()}
+    assert "max_pool_of_relu" not in names and "max_pool_grad_of_relu" not in names, names
+
+
+def test_pool_before_relu_in_a_forward_plan():
+    """Without a gradient (inference), the pool alone is rewritten."""
+    rng = np.random.default_rng(13)
+    xv = rng.standard_normal((3, 8, 8, 2)).astype(np.float32)
+    wv = rng.standard_normal((3, 3, 2, 10)).astype(np.float32)
+    bv = rng.standard_normal(10).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 8, 8, 2])
+    p = tf.nn.max_pool(tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, wv, 1, "SAME"), bv)), 2, 2,
+                       "VALID")
+    sess = tf.Session()
+    plan = sess.compile([p], [x])
+    overrides = plan_rewrites.kernel_overrides(plan.ops, [p], [x], sess)
+    assert sorted(getattr(k, "__name__", "") for op, k in overrides.items()
+                  if op.type in ("MaxPool", "Relu")) == ["_pass", "max_pool_of_relu"]
+    a = sess.run(tf.nn.bias_add(tf.nn.conv2d(x, wv, 1, "SAME"), bv), {x: xv})
+    np.testing.assert_array_equal(plan.fn(xv)[0],
+                                  np.maximum(a, 0).reshape(3, 4, 2, 4, 2, 10).max(axis=(2, 4)))
