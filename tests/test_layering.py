@@ -216,7 +216,9 @@ def test_core_line_budget(layer):
     # the devices tf.device records on variables (Saver(sharded=True) shards by them).
     # +80 -> 12830, issue 16: the pool-before-ReLU plan rewrite (MaxPool of the
     # pre-activation, the ReLU gradient masked on the pooled side).
-    budget = {"engine": 12830, "device": 1200, "hooks": 2500}[layer]
+    # +60 -> 12890, issue 12's ModelZoo pass (zoo3): the in-place vector Add after
+    # conv/matmul, plans freed at Session.close, the fp16 rounders' keep budget.
+    budget = {"engine": 12890, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

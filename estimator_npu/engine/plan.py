@@ -311,7 +311,9 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
     code = compile(source, filename, "exec")
     exec(code, ns)  # noqa: S102 - source generated above from op names only
     linecache.cache[filename] = (len(source), None, [ln + "\n" for ln in lines], filename)
-    plan = Plan(ns["_plan"], [s.op for s in steps], line_ops, var_reads, source, alias,
+    # pop, not get: the function must not live in its own globals (a cycle that only the
+    # garbage collector frees, keeping every kernel's work buffers alive until it runs)
+    plan = Plan(ns.pop("_plan"), [s.op for s in steps], line_ops, var_reads, source, alias,
                 filename)
     _PLANS_BY_CODE[plan.fn.__code__] = plan
     return plan

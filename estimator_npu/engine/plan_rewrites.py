@@ -16,6 +16,8 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
   result and the ``Relu`` clamps it in place, so one buffer serves all three instead of
   three passes that each allocate. The same for ``BiasAdd`` after ``MatMul``. The
   arithmetic is the same float operations in the same order, so results are bit-identical.
+  An ``Add`` of such a result and a vector (``conv2d(x, w) + b``, either order) counts as a
+  ``BiasAdd`` when, at run time, the vector runs along the last axis.
 * **Pool before ReLU.** ``MaxPool(Relu(a))`` with ``a = BiasAdd(z, b)`` (NHWC, windows that
   do not overlap) where the plan reads the ``Relu`` only there and, for the gradient, in
   ``MaxPoolGrad(r, p, dp)`` and the ReLU gradient ``Mul(that, Cast(Greater(r, 0)))``:
@@ -133,16 +135,34 @@ def _paired_pools(order, ctx, out):
         out[op] = pool_ops._max_pool_grad_kernel(op, ctx, masks)
 
 
+def _add_in_place(x, b):
+    """``x + b`` into ``x`` where ``b`` is a vector along ``x``'s last axis (a bias written
+    as ``conv2d(...) + b``); any other broadcast allocates as ``Add`` does."""
+    if b.ndim == 1 and x.ndim >= 1 and b.shape[0] == x.shape[-1] and b.dtype == x.dtype:
+        return _bias_add_in_place(x, b)
+    return np.add(x, b)
+
+
+def _fresh_private(x, readers, pinned):
+    return x.op.type in _FRESH and _private(x, readers, pinned) and x.op.outputs[0] is x
+
+
 def _in_place_epilogues(order, pinned, out):
     readers = _readers(order)
     for op in order:
-        if op.type != "BiasAdd" or op in out or op.attrs.get("nchw") or not _floats(op):
+        if op in out or not _floats(op):
             continue
-        x = op.inputs[0]
-        if x.op.type not in _FRESH or not _private(x, readers, pinned) or \
-                x.op.outputs[0] is not x:
+        if op.type == "BiasAdd" and not op.attrs.get("nchw") and \
+                _fresh_private(op.inputs[0], readers, pinned):
+            out[op] = _bias_add_in_place
+        elif op.type in ("Add", "AddV2") and op.inputs[1].shape.ndims == 1 and \
+                _fresh_private(op.inputs[0], readers, pinned):
+            out[op] = _add_in_place
+        elif op.type in ("Add", "AddV2") and op.inputs[0].shape.ndims == 1 and \
+                _fresh_private(op.inputs[1], readers, pinned):
+            out[op] = lambda b, x: _add_in_place(x, b)
+        else:
             continue
-        out[op] = _bias_add_in_place
         y = op.outputs[0]
         nxt = readers.get(y, ())
         if _private(y, readers, pinned) and nxt[0].type == "Relu" and nxt[0] not in out:

@@ -435,6 +435,10 @@ class Session:
 
     def close(self):
         self._closed = True
+        # A closed session runs nothing: drop its compiled plans now, with the work
+        # buffers their kernels keep (a whole-test-set evaluation's hold hundreds of MB),
+        # rather than whenever the garbage collector breaks the plan -> session cycle.
+        self._plans.clear()
         for r in list(self._resources.values()):  # queues wake their blocked threads
             close = getattr(r, "close", None)
             if close is not None:

@@ -308,3 +308,51 @@ def test_pool_before_relu_in_a_forward_plan():
     a = sess.run(tf.nn.bias_add(tf.nn.conv2d(x, wv, 1, "SAME"), bv), {x: xv})
     np.testing.assert_array_equal(plan.fn(xv)[0],
                                   np.maximum(a, 0).reshape(3, 4, 2, 4, 2, 10).max(axis=(2, 4)))
+
+
+def test_vector_add_after_conv_is_an_in_place_epilogue(monkeypatch):
+    # the DANN-style ``relu(conv2d(x, w) + b)`` (an Add, bias on either side): the same
+    # numbers as without rewrites, and a fetched convolution keeps its own value
+    rng = np.random.default_rng(4)
+    x = tf.placeholder(tf.float32, [None, 5, 5, 2])
+    w = tf.constant(rng.standard_normal((3, 3, 2, 3)), tf.float32)
+    b = tf.constant([0.25, -1.0, 2.0], tf.float32)
+    conv = tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+    left = tf.nn.relu(conv + b)
+    right = tf.nn.relu(b + tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
+    wide = tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME") + tf.ones([5, 1, 3])  # not a vector
+    xv = rng.standard_normal((2, 5, 5, 2)).astype(np.float32)
+    with tf.Session() as sess:
+        plan = sess.compile([left, right, wide], [x])
+        overrides = plan_rewrites.kernel_overrides(plan.ops, [left, right, wide], [x], sess)
+        assert sorted(op.type for op in overrides if op.type in ("Add", "Relu")) == \
+            ["Add", "Add", "Relu", "Relu"]
+        got = sess.run([left, right, wide], {x: xv})
+        c, shared = sess.run([conv, left], {x: xv})
+    monkeypatch.setattr(plan_rewrites, "kernel_overrides", lambda *a: {})
+    with tf.Session() as sess:
+        ref = sess.run([left, right, wide, conv], {x: xv})
+    for g, r in zip(got, ref[:3]):
+        np.testing.assert_array_equal(g, r)
+    np.testing.assert_array_equal(c, ref[3])
+    np.testing.assert_array_equal(shared, ref[0])
+    assert plan_rewrites._add_in_place(np.zeros((2, 3), np.float32),
+                                       np.ones(2, np.float32)[:, None]).shape == (2, 3)
+
+
+def test_closed_session_frees_its_plans_without_the_collector():
+    import gc
+    import weakref
+    x = tf.placeholder(tf.float32, [None, 6, 6, 1])
+    y = tf.nn.conv2d(x, tf.ones([3, 3, 1, 2]), [1, 1, 1, 1], "SAME")
+    sess = tf.Session()
+    sess.run(y, {x: np.ones((2, 6, 6, 1), np.float32)})
+    plans = [weakref.ref((p[0] if isinstance(p, tuple) else p).fn) for p in sess._plans.values()]
+    gc.disable()
+    try:
+        sess.close()
+        assert plans and all(p() is None for p in plans)
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError):
+        sess.run(y, {x: np.ones((2, 6, 6, 1), np.float32)})

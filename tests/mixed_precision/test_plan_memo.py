@@ -117,3 +117,34 @@ def test_holds_fp16_follows_values_not_names():
                   and any(i.op.type == "Cast" and i.op.inputs[0].dtype == tf.bool
                           for i in op.inputs)]
         assert masked and any(memo.holds_fp16(t, mode) for t in masked)
+
+
+def test_rounded_copies_past_the_keep_budget_die_with_the_run(monkeypatch):
+    # an unrolled RNN-like chain of fp16 matmuls: under a zero budget no rounder keeps a
+    # copy between runs, and the numbers (a shared rounding included) do not change
+    def run():
+        with tf.Graph().as_default():
+            rng = np.random.default_rng(5)
+            x = tf.placeholder(tf.float32, [None, 6])
+            w = tf.constant(rng.standard_normal((6, 6)) * 0.5, tf.float32)
+            h = x
+            for _ in range(4):
+                h = tf.tanh(tf.matmul(h, w))
+            loss = tf.reduce_sum(h)
+            grad = tf.gradients(loss, x)[0]
+            xv = rng.standard_normal((3, 6)).astype(np.float32)
+            with tf.Session(config=session_config()) as sess:
+                return sess.run([loss, grad], {x: xv}), sess.run([loss, grad], {x: xv})
+
+    ref = run()
+    before = precision._kept[0]
+    monkeypatch.setattr(precision, "KEEP_BUDGET_BYTES", 0)
+    got = run()
+    for (a, b), (c, d) in zip(ref, got):
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)
+    assert precision._kept[0] == before  # the zero-budget session kept nothing
+    r = precision._Rounder()
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    np.testing.assert_array_equal(r(x), precision.fp16_round(x))
+    assert r.out is None and r.work is None
