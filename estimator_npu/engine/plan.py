@@ -18,6 +18,9 @@
         return (t_MatMul, )
 
 Replaying a plan is one Python call with no graph traversal and no dict lookups per op.
+A kernel that is a ``registry.Inline`` is spliced in as its expression (``t = k_dot(t_a.T,
+t_b)``) instead of a call of a closure; one global holds each kernel object, however many
+ops use it.
 Ops that own subgraphs (cond branches, loop bodies) compile those to plans of their own.
 """
 import itertools
@@ -248,7 +251,7 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
     def global_name(obj, name):
         # A kernel used by many ops (np.add, np.dot) is one global, not one per op: a
         # plan of 20k lines otherwise has 20k globals, each LOAD_GLOBAL a different entry
-        # of a dict of megabytes (cache misses that grow the per-op cost with plan size).
+        # of a dict of megabytes (less memory touched per step in big plans).
         key = id(obj)
         if key not in shared:
             own = getattr(obj, "__name__", None)
