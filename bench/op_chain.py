@@ -14,18 +14,29 @@ Goal (issue 16): the steady cost per chain op at most 1 µs and flat from 100 to
 build and compile linear in ``n``.
 
 Run: ``python bench/op_chain.py [--lengths 100,500,1000,5000] [--steps 200] [--reps 5]``
+
+``--before CHECKOUT`` times another estimator_npu checkout (e.g. the previous commit, from
+``git worktree add``) in child processes alternating with this one, ``--rounds`` times per
+length, and prints the plan µs per op of both and their ratio (medians). ``--cpu`` times
+with the thread's CPU clock instead of the wall clock, which on a machine loaded by other
+processes leaves out the time this one waits for a core.
 """
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.environ.get("OP_CHAIN_ROOT") or ROOT)
 
 import estimator_npu as tf  # noqa: E402
+
+clock = time.perf_counter
 
 
 def build_chain(n, rng):
@@ -68,10 +79,10 @@ def measure(n, steps, reps, rng):
                 fn(xv)
             samples = []
             for _ in range(reps):
-                t0 = time.perf_counter()
+                t0 = clock()
                 for _ in range(steps):
                     fn(xv)
-                samples.append((time.perf_counter() - t0) / steps)
+                samples.append((clock() - t0) / steps)
             session = []
             for _ in range(reps):
                 t0 = time.perf_counter()
@@ -81,13 +92,46 @@ def measure(n, steps, reps, rng):
     return build, compile_s, statistics.median(samples), statistics.median(session), kernels
 
 
+def compare(a):
+    """This checkout against ``a.before``, alternating child processes."""
+    lengths = [int(v) for v in a.lengths.split(",")]
+    got = {}
+    for _ in range(a.rounds):
+        for label, root in (("before", os.path.abspath(a.before)), ("after", ROOT)):
+            for n in lengths:
+                cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n),
+                       "--steps", str(a.steps), "--reps", str(a.reps)] + \
+                    (["--cpu"] if a.cpu else [])
+                out = subprocess.run(cmd, env=dict(os.environ, OP_CHAIN_ROOT=root),
+                                     check=True, capture_output=True, text=True).stdout
+                got.setdefault((label, n), []).append(json.loads(out.splitlines()[-1]))
+    print(f"{'ops':>6s} {'before µs/op':>13s} {'after µs/op':>12s} {'after/before':>13s}")
+    for n in lengths:
+        b, f = (statistics.median(got[(k, n)]) for k in ("before", "after"))
+        print(f"{n:6d} {b:13.3f} {f:12.3f} {f / b:12.2f}x")
+
+
 def main():
+    global clock
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lengths", default="100,500,1000,2000,5000")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--before", help="another checkout, timed alternately (see above)")
+    ap.add_argument("--rounds", type=int, default=3, help="alternations with --before")
+    ap.add_argument("--cpu", action="store_true", help="time with the thread's CPU clock")
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.cpu:
+        clock = time.thread_time
+    if a.before:
+        return compare(a)
     rng = np.random.default_rng(0)
+    if a.child:
+        n = a.child
+        step = measure(n, max(10, a.steps * 100 // n), a.reps, rng)[2]
+        print(json.dumps(step * 1e6 / n))
+        return None
     print(f"{'ops':>6s} {'build s':>8s} {'compile s':>9s} {'plan µs/step':>13s} "
           f"{'µs/op':>7s} {'kernels':>8s} {'µs/kernel':>9s} {'Session.run µs/op':>18s}")
     for n in (int(v) for v in a.lengths.split(",")):

@@ -218,7 +218,8 @@ def test_core_line_budget(layer):
     # pre-activation, the ReLU gradient masked on the pooled side).
     # +60 -> 12890, issue 12's ModelZoo pass (zoo3): the in-place vector Add after
     # conv/matmul, plans freed at Session.close, the fp16 rounders' keep budget.
-    budget = {"engine": 12890, "device": 1200, "hooks": 2500}[layer]
+    # +90 -> 12980, issue 16 (perfchain): Inline kernels (plan lines without closures).
+    budget = {"engine": 12980, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

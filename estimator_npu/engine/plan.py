@@ -18,6 +18,9 @@
         return (t_MatMul, )
 
 Replaying a plan is one Python call with no graph traversal and no dict lookups per op.
+A kernel that is a ``registry.Inline`` is spliced in as its expression (``t = k_dot(t_a.T,
+t_b)``) instead of a call of a closure; one global holds each kernel object, however many
+ops use it.
 Ops that own subgraphs (cond branches, loop bodies) compile those to plans of their own.
 """
 import itertools
@@ -25,6 +28,7 @@ import keyword
 import linecache
 import re
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -242,6 +246,21 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
     end_reads = {}  # fetched global step -> the expression reading it at the end
     ident = names["__idents__"]
     codes = {}  # line index -> its code, without the comment
+    shared = {}  # id(kernel or bound object) -> its global name: one name per object
+
+    def global_name(obj, name):
+        # A kernel used by many ops (np.add, np.dot) is one global, not one per op: a
+        # plan of 20k lines otherwise has 20k globals, each LOAD_GLOBAL a different entry
+        # of a dict of megabytes (less memory touched per step in big plans).
+        key = id(obj)
+        if key not in shared:
+            own = getattr(obj, "__name__", None)
+            if not isinstance(obj, types.FunctionType) and isinstance(own, str) and \
+                    own.isidentifier():
+                name = own  # numpy's functions: k_add, k_dot
+            shared[key] = ident.make("k_", name)
+            ns[shared[key]] = obj
+        return shared[key]
 
     def add(code, comment):
         codes[len(lines)] = code
@@ -260,14 +279,32 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
                 fresh[op.outputs[0]] = s.inline
             if op in step_reads:
                 end_reads[op.outputs[0]] = s.inline
+            if registry.get(op.type).constant and s.inline in ns:
+                names[op.outputs[0]] = s.inline  # a constant: its readers use the global
+                continue
             v = ident.make("t_", op.name)
             names[op.outputs[0]] = v
             add(f"    {v} = {s.inline}", comment)
             line_ops[len(lines)] = op
             _emit_snapshots(op, names, snap, snapped, add, ns, ident)
             continue
-        args = ", ".join(fresh[t] if t in stale else names[t] for t in op.inputs)
-        if getattr(s.kernel, "passes_inputs", False) and len(op.outputs) == 1:
+        kernel = s.kernel
+        if kernel is registry.elided:  # folded into its reader's expression: no line
+            continue
+        inline = isinstance(kernel, registry.Inline)
+        inputs = kernel.inputs if inline and kernel.inputs is not None else op.inputs
+        arg_list = [fresh[t] if t in stale else names[t] for t in inputs]
+        args = ", ".join(arg_list)
+        if registry.get(op.type).stateful:
+            stale.update(fresh)
+        if inline and len(op.outputs) == 1:
+            out = names[op.outputs[0]] = ident.make("t_", op.name)
+            bound = {key: global_name(obj, key) for key, obj in kernel.bound.items()}
+            add(f"    {out} = {kernel.expression(arg_list, bound)}", comment)
+            line_ops[len(lines)] = op
+            _emit_snapshots(op, names, snap, snapped, add, ns, ident)
+            continue
+        if getattr(kernel, "passes_inputs", False) and len(op.outputs) == 1:
             # a rewrite made this op hand its inputs on (one input: itself, else a tuple):
             # an assignment, not a call
             out = names[op.outputs[0]] = ident.make("t_", op.name)
@@ -276,10 +313,7 @@ def emit(ctx, steps, targets, feeds, fed_names, ns, names, initialized, snap=fro
             line_ops[len(lines)] = op
             _emit_snapshots(op, names, snap, snapped, add, ns, ident)
             continue
-        k = ident.make("k_", op.name)
-        ns[k] = s.kernel
-        if registry.get(op.type).stateful:
-            stale.update(fresh)
+        k = global_name(kernel, op.name)
         if len(op.outputs) == 1:
             outs = [ident.make("t_", op.name)]
         else:

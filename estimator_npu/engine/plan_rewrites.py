@@ -30,8 +30,9 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
   ``-0.0``.
 * **Masked products.** The ReLU gradient ``Mul(dy, Cast(Greater(y, 0)))`` multiplies
   ``dy`` by the boolean mask directly (numpy converts it to 0/1 exactly as the ``Cast``
-  did); the ``Greater`` and ``Cast`` lines just pass their inputs on. One pass and one
-  allocation fewer per ReLU.
+  did), in one plan line ``multiply(dy, greater(y, 0))``: the ``Greater`` and ``Cast``
+  are elided (no line, no tuple, no lambda frame). One pass and one allocation fewer per
+  ReLU.
 
 Rewrites are skipped under the fp16 precision modes (their kernels round inputs and must
 see them unchanged) and for dtypes other than float32/float64.
@@ -41,6 +42,7 @@ import threading
 import numpy as np
 
 from estimator_npu.engine import precision, threads
+from estimator_npu.engine.registry import Inline, elided
 from estimator_npu.engine.ops import _fast
 
 # Ops whose kernels return a fresh array that no other op or buffer aliases.
@@ -248,15 +250,17 @@ def _pass(a):
 _pass_pair.passes_inputs = _pass.passes_inputs = True
 
 
-def _masked_product(cast_second):
+def _masked_product(cast_second, d, greater):
+    """``d * (y > z)`` as one plan line reading ``d``, ``y`` and ``z`` directly."""
+    y, z = greater.inputs
     if cast_second:
-        return lambda d, p: np.multiply(d, np.greater(p[0], p[1]))
-    return lambda p, d: np.multiply(np.greater(p[0], p[1]), d)
+        return Inline("{mul}({0}, {gt}({1}, {2}))", [d, y, z], mul=np.multiply, gt=np.greater)
+    return Inline("{mul}({gt}({1}, {2}), {0})", [d, y, z], mul=np.multiply, gt=np.greater)
 
 
 def _mask_products(order, pinned, out):
     """``Mul(d, Cast(Greater(y, z)))`` (the ReLU gradient) as one ``multiply`` by the
-    boolean mask: the ``Greater`` and ``Cast`` lines only pass their inputs on."""
+    boolean mask: the ``Greater`` and ``Cast`` get no line of their own."""
     readers = _readers(order)
     for op in order:
         if op.type != "Mul" or op in out or not _floats(op):
@@ -269,7 +273,8 @@ def _mask_products(order, pinned, out):
             if m.op.type != "Greater" or not _private(m, readers, pinned) or m.op in out \
                     or op.inputs[1 - k].dtype != c.dtype:
                 continue
-            out[m.op], out[g], out[op] = _pass_pair, _pass, _masked_product(k == 1)
+            out[m.op], out[g] = elided, elided
+            out[op] = _masked_product(k == 1, op.inputs[1 - k], m.op)
             break
 
 

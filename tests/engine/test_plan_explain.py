@@ -35,7 +35,7 @@ def test_explain_prints_named_lines_and_subplans(graph, capsys):
     assert text == capsys.readouterr().out.rstrip("\n")
     assert "t_weights = " in text and "# VariableV2 weights" in text
     # the line that last reads the fed value and the weights releases them
-    assert "t_dense = k_dense(in_x_0, t_weights); del in_x_0, t_weights  # MatMul dense" in text
+    assert "t_dense = k_dot(in_x_0, t_weights); del in_x_0, t_weights  # MatMul dense" in text
     assert "# While grow/While" in text
     assert "# body of While grow/While:" in text and "# Mul grow/mul" in text
 

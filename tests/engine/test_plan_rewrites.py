@@ -135,9 +135,9 @@ def test_bias_gradient_sum_over_leading_axes():
                                rtol=1e-12)
 
 
-def test_masked_product_inputs_are_assignments_not_calls():
-    """The Greater and Cast of a rewritten ReLU gradient hand their inputs on: the plan
-    has no call for them, only assignments."""
+def test_masked_product_is_one_line_without_greater_or_cast_lines():
+    """A rewritten ReLU gradient is one plan line ``multiply(dy, greater(y, 0))``: the
+    Greater and Cast get no line of their own (no call, no tuple of their inputs)."""
     x = tf.placeholder(tf.float32, [None, 4])
     w = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) - 5)
     loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w)))
@@ -148,8 +148,9 @@ def test_masked_product_inputs_are_assignments_not_calls():
         plan = sess.compile([gw], [x])
         lines = {op.type: plan.source.splitlines()[n - 1] for n, op in plan.line_ops.items()}
         got = plan.fn(xv)[0]
-    assert "k_" not in lines["Greater"].split("#")[0], lines["Greater"]
-    assert "k_" not in lines["Cast"].split("#")[0], lines["Cast"]
+    assert "Greater" not in lines and "Cast" not in lines, sorted(lines)
+    (mask_line,) = [ln for ln in plan.source.splitlines() if "k_greater(" in ln]
+    assert "# Mul " in mask_line and "k_multiply(" in mask_line, mask_line
     wv = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
     np.testing.assert_allclose(got, xv.T @ (xv @ wv > 0).astype(np.float32), rtol=1e-6)
 
@@ -356,3 +357,33 @@ def test_closed_session_frees_its_plans_without_the_collector():
         gc.enable()
     with pytest.raises(RuntimeError):
         sess.run(y, {x: np.ones((2, 6, 6, 1), np.float32)})
+
+
+def test_inline_kernels_are_plan_expressions_and_callable():
+    """Relu, transposed MatMul and a dense layer's bias gradient (Sum over axis 0 of a
+    static shape) are spliced into the plan as expressions (no closure call), one global
+    per numpy function, with the same values as numpy; called directly, an ``Inline``
+    evaluates the same expression."""
+    from estimator_npu.engine.registry import Inline
+    k = Inline("{mm}({0}.T, {1})", mm=np.dot)
+    a, b = np.arange(6.0).reshape(3, 2), np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(k(a, b), a.T @ b)
+    x = tf.placeholder(tf.float32, [5, 4])
+    w = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) - 5)
+    h = tf.nn.relu(tf.matmul(x, w))
+    gx, gh = tf.gradients(tf.reduce_sum(tf.matmul(h, w, transpose_b=True)), [x, h])
+    s = tf.reduce_sum(h, axis=0)
+    xv = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        plan = sess.compile([h, s, gx], [x])
+        got = plan.fn(xv)
+    src = plan.source
+    assert "k_maximum(" in src and ".T" in src and "k_dot(k_ones" in src, src
+    assert src.count("k_dot = ") == 0 and plan.fn.__globals__["k_dot"] is np.dot
+    wv = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
+    hv = np.maximum(xv @ wv, 0)
+    np.testing.assert_allclose(got[0], hv, rtol=1e-6)
+    np.testing.assert_allclose(got[1], hv.sum(axis=0), rtol=1e-5)
+    dpre = (np.ones((5, 4), np.float32) @ wv) * (xv @ wv > 0)
+    np.testing.assert_allclose(got[2], dpre @ wv.T, rtol=1e-6)

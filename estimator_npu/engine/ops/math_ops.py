@@ -6,7 +6,7 @@ from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.broadcast_grad import broadcast_like, sum_to_like  # noqa: F401
 from estimator_npu.engine.ops.core import (broadcast_shape, convert_to_tensor, make_op,
                                            make_tensor, op_label)
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, Inline, OpFamily, simple
 from estimator_npu.engine.shape import TensorShape
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
@@ -425,12 +425,9 @@ def _matmul_kernel(op, ctx):
         # np.dot: the same BLAS product for 2-D floats, a third of matmul's call overhead
         # on small matrices (8x16 @ 16x16: 3.0 -> 1.0-2.0 us)
         mm = np.dot if op.outputs[0].dtype.name in ("float32", "float64") else mm
-        if ta and tb:
-            return lambda a, b: mm(a.T, b.T)
-        if ta:
-            return lambda a, b: mm(a.T, b)
-        if tb:
-            return lambda a, b: mm(a, b.T)
+        if ta or tb:  # the plan line is ``mm(a.T, b)`` itself, no lambda frame around it
+            return Inline("{mm}({0}%s, {1}%s)" % (".T" if ta else "", ".T" if tb else ""),
+                          mm=mm)
         return mm
     if not (ta or tb):
         return mm

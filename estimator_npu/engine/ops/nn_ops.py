@@ -6,7 +6,8 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import _fast, array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
+from estimator_npu.engine.registry import (NOT_DIFFERENTIABLE, Inline, OpFamily, simple,
+                                          with_attrs)
 from estimator_npu.engine.shape import TensorShape
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
@@ -59,6 +60,15 @@ def _relu(x):
     return np.maximum(x, 0, dtype=x.dtype) if z is None else np.maximum(x, z)
 
 
+# float32/64: the plan line is ``np.maximum(x, zero)`` itself, no Python frame around it
+_RELU_INLINE = {dt: Inline("{maximum}({0}, {zero})", maximum=np.maximum, zero=z)
+                for dt, z in _ZEROS.items()}
+
+
+def _relu_kernel(op, ctx):
+    return _RELU_INLINE.get(np.dtype(op.outputs[0].dtype.np), _relu)
+
+
 def _gelu(x, approximate):
     if approximate:
         c = math.sqrt(2.0 / math.pi)
@@ -84,7 +94,7 @@ def _softplus(x):
     return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
 
 
-OPS.define("Relu", kernel=simple(_relu),
+OPS.define("Relu", kernel=_relu_kernel,
            grad=lambda op, dy: [dy * math_ops.cast(math_ops.greater(op.outputs[0], 0.0),
                                                    dy.dtype)])
 OPS.define("Relu6", kernel=simple(lambda x: np.clip(x, 0, 6).astype(x.dtype)),

@@ -11,7 +11,7 @@ from estimator_npu.engine.ops import _fast
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.ops.math_ops import (cast, equal, logical_and, negative, ones_like_,
                                                where_)
-from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, with_attrs
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, Inline, OpFamily, with_attrs
 from estimator_npu.engine.shape import TensorShape
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
@@ -254,8 +254,18 @@ def _prod_grad(op, dy):
     return [others * broadcast_reduced(dy, x, axis, keepdims)]
 
 
+def _static_size(x):
+    """The number of elements of ``x`` when its static shape is fully known, else None."""
+    return x.shape.num_elements() if x.shape.is_fully_defined() else None
+
+
 def _sum_kernel(op, ctx):
     x = op.inputs[0]
+    if x.dtype.is_floating and op.attrs["axis"] == (0,) and not op.attrs["keepdims"] and \
+            x.shape.ndims == 2 and x.shape.is_fully_defined():
+        # a dense layer's bias gradient: the plan line is the product with ones itself
+        return Inline("{dot}({ones}, {0})", dot=np.dot,
+                      ones=_fast.ones(x.shape.as_list()[0], x.dtype.np))
     return _fast.make_sum(op.attrs["axis"], op.attrs["keepdims"], x.shape.ndims,
                           x.dtype.is_floating)
 
@@ -264,6 +274,8 @@ def _empty_safe(factory, identity):
     """``factory``'s kernel; on empty inputs TF's results: ``identity(dtype)`` everywhere."""
     def wrapped(op, ctx):
         run, axis, keep = factory(op, ctx), op.attrs["axis"], op.attrs["keepdims"]
+        if _static_size(op.inputs[0]):  # never empty: no check per run
+            return run
 
         def kernel(x):
             if np.size(x):
