@@ -246,7 +246,8 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
         trainable = True
     # The variable is named by its full scope path, independent of name scopes.
     with g.name_scope(None):
-        v = _make_var(g, full, initial, trainable, collections, dt, validate_shape)
+        v = _make_var(g, full, initial, trainable, collections, dt, validate_shape,
+                      constraint)
     store[full] = v
     reg = regularizer
     if reg is not None:
@@ -257,14 +258,14 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
     return v
 
 
-def _make_var(g, full, initial, trainable, collections, dt, validate_shape):
+def _make_var(g, full, initial, trainable, collections, dt, validate_shape, constraint=None):
     parent, _, base = full.rpartition("/")
     if parent:
         with g.name_scope(parent + "/"):
             return Variable(initial, trainable=trainable, collections=collections, name=base,
-                            dtype=dt, validate_shape=validate_shape)
+                            dtype=dt, validate_shape=validate_shape, constraint=constraint)
     return Variable(initial, trainable=trainable, collections=collections, name=base, dtype=dt,
-                    validate_shape=validate_shape)
+                    validate_shape=validate_shape, constraint=constraint)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):
