@@ -83,6 +83,20 @@ def make_images(out, n=12, seed=0):
             Image.fromarray(arr).save(os.path.join(d, "%s%02d.jpg" % (cls, i)))
 
 
+def make_iris(out, seed=0):
+    """``iris_training.csv`` / ``iris_test.csv`` as TF's get-started samples read them (a
+    header ``N,4,setosa,versicolor,virginica``), split from scikit-learn's iris."""
+    from sklearn.datasets import load_iris
+    iris = load_iris()
+    order = np.random.RandomState(seed).permutation(len(iris.target))
+    os.makedirs(out, exist_ok=True)
+    for name, idx in (("iris_training.csv", order[:120]), ("iris_test.csv", order[120:])):
+        with open(os.path.join(out, name), "w") as f:
+            f.write("%d,4,setosa,versicolor,virginica\n" % len(idx))
+            for i in idx:
+                f.write(",".join("%.1f" % v for v in iris.data[i]) + ",%d\n" % iris.target[i])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data")
@@ -100,6 +114,7 @@ def main():
             os.remove(os.path.join(data, "mnist", f))
     make_text8(os.path.join(data, "text8.zip"))
     make_images(os.path.join(data, "images"))
+    make_iris(os.path.join(data, "keras", "datasets"))  # the runner sets KERAS_HOME=DATA/keras
     print("wrote", data)
 
 
