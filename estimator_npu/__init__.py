@@ -211,7 +211,7 @@ from estimator_npu.partition.embedding import (fixed_size_partitioner,  # noqa: 
 from estimator_npu.partition.stitch_ops import dynamic_partition, dynamic_stitch  # noqa
 # tf.linalg and its TF1 top-level aliases (estimator_npu.linalg)
 from estimator_npu import linalg  # noqa: F401,E402
-from estimator_npu.linalg import (cholesky, cholesky_solve, matrix_band_part,  # noqa: F401,E402
+from estimator_npu.linalg import (cholesky, cholesky_solve, cross, matrix_band_part,  # noqa: F401,E402
                                   matrix_determinant, matrix_diag, matrix_diag_part,
                                   matrix_inverse, matrix_set_diag, matrix_solve,
                                   matrix_transpose, matrix_triangular_solve, qr,

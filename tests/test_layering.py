@@ -219,7 +219,9 @@ def test_core_line_budget(layer):
     # +60 -> 12890, issue 12's ModelZoo pass (zoo3): the in-place vector Add after
     # conv/matmul, plans freed at Session.close, the fp16 rounders' keep budget.
     # +90 -> 12980, issue 16 (perfchain): Inline kernels (plan lines without closures).
-    budget = {"engine": 12980, "device": 1200, "hooks": 2500}[layer]
+    # +130 -> 13110, issue 12 (classic3): protobuf text format of the config messages
+    # (str(ConfigProto)), variable constraints.
+    budget = {"engine": 13110, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -21,6 +21,7 @@ import sys
 import types
 
 from estimator_npu.compat import aliases
+from estimator_npu.utils import logging as ulogging
 from estimator_npu.compat.missing import NotImplementedModule, NotImplementedName, display_name
 
 
@@ -150,6 +151,9 @@ class AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         canonical = _canonical(spec.name)
         if canonical != spec.name:
             return importlib.import_module(canonical)
+        if "." not in spec.name:
+            # importing TensorFlow (npu_bridge, hccl: through it) sets up TF's logger
+            ulogging.start_tensorflow_output()
         return AliasModule(spec.name, resolve_targets(spec.name))
 
     def exec_module(self, module):
@@ -185,3 +189,4 @@ def uninstall():
             del sys.modules[name]
     sys.modules.update(_saved)
     _saved.clear()
+    ulogging.stop_tensorflow_output()

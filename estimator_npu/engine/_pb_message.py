@@ -131,6 +131,51 @@ class _Map:
         return not len(value)
 
 
+def _text_value(kind, value, float32=False):
+    """One scalar in protobuf text format."""
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "float":
+        text = str(np.float32(value)) if float32 else repr(float(value))
+        return text[:-2] if text.endswith(".0") else text
+    if kind in ("str", "bytes"):
+        raw = value.encode("utf-8") if isinstance(value, str) else value
+        out = []
+        for b in raw:
+            c = chr(b)
+            if c in "\"'\\":
+                out.append("\\" + c)
+            elif c == "\n":
+                out.append("\\n")
+            elif c == "\t":
+                out.append("\\t")
+            elif c == "\r":
+                out.append("\\r")
+            elif 32 <= b < 127 or (kind == "str" and b >= 128):
+                out.append(c)
+            else:
+                out.append("\\%03o" % b)
+        text = "".join(out)
+        if kind == "str":
+            text = text.encode("latin-1").decode("utf-8", "replace")
+        return '"%s"' % text
+    return str(value)
+
+
+def _text_block(indent, field, inner_lines):
+    yield "%s%s {\n" % (indent, field)
+    yield from inner_lines
+    yield "%s}\n" % indent
+
+
+def _text_map_entry(indent, key, value, value_spec):
+    yield "%skey: %s\n" % (indent, _text_value("str", key))
+    if isinstance(value_spec, str):
+        yield "%svalue: %s\n" % (indent, _text_value(value_spec, value))
+    else:
+        yield from _text_block(indent, "value", value._text_lines(indent + "  "))
+
+
 def _message_from(cls, value, where):
     """A new ``cls`` message copied from a ``cls`` instance or built from a dict."""
     if isinstance(value, cls):
@@ -185,6 +230,43 @@ class Message:
         parts = ["%s=%r" % (field, value) for field, value in self._state().items()
                  if not self._FIELDS[field].is_default(value)]
         return "%s(%s)" % (type(self).__name__, ", ".join(parts))
+
+    # Text format (``str(config)``, what TF prints): fields in ``_ORDER`` (the .proto's
+    # declaration order; default ``_FIELDS`` order), enum values by ``_ENUMS`` names, fields at
+    # their default left out. Map entries come in insertion order (TF's is a hash order).
+    _ORDER = None
+    _ENUMS = {}
+    _FLOAT32 = ()
+
+    def __str__(self):
+        return "".join(self._text_lines(""))
+
+    def _text_lines(self, indent):
+        for field in self._ORDER or self._FIELDS:
+            spec, value = self._FIELDS[field], getattr(self, field)
+            if spec.is_default(value):
+                continue
+            if isinstance(spec, _Scalar):
+                yield "%s%s: %s\n" % (indent, field, self._text_scalar(field, spec.kind, value))
+            elif isinstance(spec, _Sub):
+                yield from _text_block(indent, field, value._text_lines(indent + "  "))
+            elif isinstance(spec, _Repeated):
+                for item in value:
+                    if isinstance(spec.item, str):
+                        yield "%s%s: %s\n" % (indent, field,
+                                                self._text_scalar(field, spec.item, item))
+                    else:
+                        yield from _text_block(indent, field, item._text_lines(indent + "  "))
+            else:
+                for key in value:
+                    yield from _text_block(indent, field, _text_map_entry(
+                        indent + "  ", key, value[key], spec.value))
+
+    def _text_scalar(self, field, kind, value):
+        names = self._ENUMS.get(field)
+        if names is not None and value in names:
+            return names[value]
+        return _text_value(kind, value, field in self._FLOAT32)
 
     def CopyFrom(self, other):  # pylint: disable=invalid-name
         """Replaces every field by a deep copy of ``other``'s (same class only)."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from estimator_npu.engine._pb_message import (  # noqa: F401 - re-exported
     Message, MessageMap, RepeatedCompositeField, RepeatedScalarField, ScalarMap, _clock, _Map,
-    _message_from, _Repeated, _Scalar, _Sub)
+    _message_from, _Repeated, _Scalar, _Sub, _text_block)
 
 
 class ListValue(Message):
@@ -32,6 +32,7 @@ class ListValue(Message):
 
     _FIELDS = {"s": _Repeated("bytes"), "i": _Repeated("int"), "f": _Repeated("float"),
                "b": _Repeated("bool"), "type": _Repeated("int")}
+    _FLOAT32 = ("f",)
 
     def __init__(self, **kwargs):
         object.__setattr__(self, "_stamp", 0)
@@ -107,6 +108,16 @@ class AttrValue(Message):
         """The ``list`` member (a ``ListValue``); modifying it selects it in the oneof."""
         return self._list
 
+    _FLOAT32 = ("f",)
+
+    def _text_lines(self, indent):
+        which = self.WhichOneof("value")
+        if which == "list":
+            yield from _text_block(indent, "list", self._list._text_lines(indent + "  "))
+        elif which is not None:
+            yield "%s%s: %s\n" % (indent, which, self._text_scalar(
+                which, _ONEOF[which].kind, self._value))
+
     def WhichOneof(self, oneof):  # pylint: disable=invalid-name
         """Returns the name of the member of ``oneof`` ("value") that is set, or None."""
         if oneof != "value":
@@ -153,6 +164,10 @@ class CustomGraphOptimizer(Message):
 CustomOptimizer = CustomGraphOptimizer
 
 
+_TOGGLE = {0: "DEFAULT", 1: "ON", 2: "OFF", 3: "AGGRESSIVE", 4: "EXPERIMENTAL_MLIR",
+           5: "EXPERIMENTAL_BOTH"}
+
+
 class RewriterConfig(Message):
     """Grappler rewriter options; toggles take ``DEFAULT``, ``ON``, ``OFF``, ``AGGRESSIVE``."""
 
@@ -178,6 +193,25 @@ class RewriterConfig(Message):
         fail_on_optimizer_errors=_Scalar("bool", False),
         optimizers=_Repeated("str"),
         custom_optimizers=_Repeated(CustomGraphOptimizer))
+    # the .proto's declaration order (what text format follows); _FIELDS is grouped
+    _ORDER = ("layout_optimizer", "constant_folding", "shape_optimization", "remapping",
+              "arithmetic_optimization", "dependency_optimization", "loop_optimization",
+              "function_optimization", "debug_stripper", "disable_model_pruning",
+              "scoped_allocator_optimization", "pin_to_host_optimization",
+              "implementation_selector", "auto_mixed_precision", "disable_meta_optimizer",
+              "meta_optimizer_iterations", "min_graph_nodes", "memory_optimization",
+              "memory_optimizer_target_node_name_scope", "meta_optimizer_timeout_ms",
+              "fail_on_optimizer_errors", "optimizers", "custom_optimizers")
+    _ENUMS = dict(
+        [(toggle, _TOGGLE) for toggle in (
+            "layout_optimizer", "constant_folding", "shape_optimization", "remapping",
+            "arithmetic_optimization", "dependency_optimization", "loop_optimization",
+            "function_optimization", "debug_stripper", "scoped_allocator_optimization",
+            "pin_to_host_optimization", "implementation_selector", "auto_mixed_precision")],
+        meta_optimizer_iterations={0: "DEFAULT_NUM_ITERS", 1: "ONE", 2: "TWO"},
+        memory_optimization={0: "DEFAULT_MEM_OPT", 1: "NO_MEM_OPT", 2: "MANUAL",
+                             3: "HEURISTICS", 4: "SWAPPING_HEURISTICS",
+                             5: "RECOMPUTATION_HEURISTICS", 6: "SCHEDULING_HEURISTICS"})
 
 
 class OptimizerOptions(Message):
@@ -192,6 +226,8 @@ class OptimizerOptions(Message):
                "do_function_inlining": _Scalar("bool", False),
                "opt_level": _Scalar("int", 0),
                "global_jit_level": _Scalar("int", 0)}
+    _ENUMS = {"opt_level": {0: "L1", -1: "L0"},
+              "global_jit_level": {0: "DEFAULT", -1: "OFF", 1: "ON_1", 2: "ON_2"}}
 
 
 class GraphOptions(Message):
@@ -263,6 +299,8 @@ class RunOptions(Message):
                "inter_op_thread_pool": _Scalar("int", 0),
                "output_partition_graphs": _Scalar("bool", False),
                "report_tensor_allocations_upon_oom": _Scalar("bool", False)}
+    _ENUMS = {"trace_level": {0: "NO_TRACE", 1: "SOFTWARE_TRACE", 2: "HARDWARE_TRACE",
+                              3: "FULL_TRACE"}}
 
 
 class StepStats(Message):

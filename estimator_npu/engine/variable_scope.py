@@ -235,7 +235,7 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
             init_ops.zeros_initializer()
     if partitioner is not None:
         return _partitioned(g, full, shape, dt, init, partitioner, trainable, collections,
-                            regularizer, validate_shape)
+                            regularizer, validate_shape, constraint)
     if callable(init) and not hasattr(init, "op"):
         if shape is None:
             raise ValueError(f"get_variable {full}: shape must be given when the "
@@ -253,7 +253,8 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
         trainable = True
     # The variable is named by its full scope path, independent of name scopes.
     with g.name_scope(None):
-        v = _make_var(g, full, initial, trainable, collections, dt, validate_shape)
+        v = _make_var(g, full, initial, trainable, collections, dt, validate_shape,
+                      constraint)
     store[full] = v
     reg = regularizer
     if reg is not None:
@@ -265,7 +266,7 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
 
 
 def _partitioned(g, full, shape, dt, init, partitioner, trainable, collections, regularizer,
-                 validate_shape):
+                 validate_shape, constraint=None):
     """A ``PartitionedVariable`` of parts ``<full>/part_<i>`` (see ``partitioned``)."""
     if hasattr(init, "op") or not callable(init):    # a value: each part takes its slice
         from estimator_npu.engine.ops import array_ops
@@ -286,7 +287,7 @@ def _partitioned(g, full, shape, dt, init, partitioner, trainable, collections, 
     def make_part(name, initial):
         with g.name_scope(None):
             v = _make_var(g, name, initial, True if trainable is None else trainable,
-                          collections, dt, validate_shape)
+                          collections, dt, validate_shape, constraint)
         store[name] = v
         if regularizer is not None:
             with g.name_scope(name + "/Regularizer/"):
@@ -300,14 +301,14 @@ def _partitioned(g, full, shape, dt, init, partitioner, trainable, collections, 
     return pv
 
 
-def _make_var(g, full, initial, trainable, collections, dt, validate_shape):
+def _make_var(g, full, initial, trainable, collections, dt, validate_shape, constraint=None):
     parent, _, base = full.rpartition("/")
     if parent:
         with g.name_scope(parent + "/"):
             return Variable(initial, trainable=trainable, collections=collections, name=base,
-                            dtype=dt, validate_shape=validate_shape)
+                            dtype=dt, validate_shape=validate_shape, constraint=constraint)
     return Variable(initial, trainable=trainable, collections=collections, name=base, dtype=dt,
-                    validate_shape=validate_shape)
+                    validate_shape=validate_shape, constraint=constraint)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):

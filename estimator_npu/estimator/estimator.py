@@ -111,6 +111,7 @@ class Estimator:
                  warm_start_from=None):
         if config is None:
             config = RunConfig()
+            logging.info("Using default config.")
         elif not isinstance(config, RunConfig):
             raise ValueError("config must be an instance of RunConfig, but provided "
                              f"{type(config).__name__}: {config!r}")

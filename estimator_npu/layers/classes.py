@@ -22,7 +22,8 @@ class Dense(Layer):
                         bias_initializer=bias_initializer,
                         kernel_regularizer=kernel_regularizer,
                         bias_regularizer=bias_regularizer,
-                        activity_regularizer=activity_regularizer)
+                        activity_regularizer=activity_regularizer,
+                        kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
 
     def _apply(self, inputs, scope, reuse):
         return functional.dense(inputs, self.units, activation=self.activation,
@@ -50,7 +51,9 @@ class _ConvBase(Layer):
                         bias_initializer=bias_initializer,
                         kernel_regularizer=kernel_regularizer,
                         bias_regularizer=bias_regularizer,
-                        activity_regularizer=activity_regularizer, **extra)
+                        activity_regularizer=activity_regularizer,
+                        kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                        **extra)
 
     def _apply(self, inputs, scope, reuse):
         return type(self)._fn(inputs, self.filters, self.kernel_size, strides=self.strides,

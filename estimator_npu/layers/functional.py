@@ -100,6 +100,8 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             ``bias_initializer`` default zeros.
         kernel_regularizer, bias_regularizer, activity_regularizer: callables whose
             results go to ``GraphKeys.REGULARIZATION_LOSSES``.
+        kernel_constraint, bias_constraint: projections the optimizers apply after each
+            update (the variables' ``constraint``).
         trainable: add the variables to ``TRAINABLE_VARIABLES``.
         name, reuse: the variable scope and whether to reuse its variables.
 
@@ -122,10 +124,11 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     with variable_scope(name, default_name="dense", reuse=reuse):
         kernel = get_variable("kernel", [in_dim, units], dtype=dt,
                               initializer=kernel_initializer, regularizer=kernel_regularizer,
-                              trainable=trainable)
+                              constraint=kernel_constraint, trainable=trainable)
         bias = get_variable("bias", [units], dtype=dt,
                             initializer=bias_initializer or init_ops.zeros_initializer(),
-                            regularizer=bias_regularizer, trainable=trainable) \
+                            regularizer=bias_regularizer, constraint=bias_constraint,
+                            trainable=trainable) \
             if use_bias else None
         kernel_t, bias_t = (math_ops.cast(v, x.dtype) if v is not None else None
                             for v in (kernel, bias))
@@ -181,13 +184,14 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel = get_variable("kernel", [kh, kw, in_c, int(filters)], dtype=dt,
                               initializer=kernel_initializer, regularizer=kernel_regularizer,
-                              trainable=trainable)
+                              constraint=kernel_constraint, trainable=trainable)
         y = conv_ops.conv2d(x, math_ops.cast(kernel, x.dtype), stride, pad, data_format=fmt,
                             dilations=dil)
         if use_bias:
             bias = get_variable("bias", [int(filters)], dtype=dt,
                                 initializer=bias_initializer or init_ops.zeros_initializer(),
-                                regularizer=bias_regularizer, trainable=trainable)
+                                regularizer=bias_regularizer, constraint=bias_constraint,
+                            trainable=trainable)
             y = nn_ops.bias_add(y, math_ops.cast(bias, x.dtype), data_format=fmt)
         return _apply_extras(y, activation, activity_regularizer)
 

@@ -6,7 +6,7 @@ from estimator_npu.engine.ops.math_extra_ops import einsum, norm  # noqa: F401
 from estimator_npu.engine.ops.math_ops import matmul  # noqa: F401
 from estimator_npu.engine.ops.nn_ops import l2_normalize  # noqa: F401
 from estimator_npu.engine.ops.scatter_ops import eye  # noqa: F401
-from estimator_npu.linalg.composites import (adjoint, cholesky_solve, logdet,  # noqa: F401
+from estimator_npu.linalg.composites import (adjoint, cholesky_solve, cross, logdet,  # noqa: F401
                                              lstsq, matvec, tensor_diag, tensor_diag_part,
                                              tensordot, trace)
 from estimator_npu.linalg.linalg_ops import (cholesky, log_matrix_determinant,  # noqa: F401

@@ -151,3 +151,22 @@ def tensor_diag_part(input, name=None):  # noqa: A002 - TF's name
         out = array_ops.reshape(matrix_diag_part(flat), half)
         out.set_shape(list(x.shape.values[:k]))
         return out
+
+
+def cross(a, b, name=None):
+    """``tf.cross`` / ``tf.linalg.cross``: the cross product of 3-vectors along the last
+    axis (``a`` and ``b`` of the same shape ``[..., 3]``)."""
+    with name_scope(name, "Cross"):
+        a, b = convert_to_tensor(a), convert_to_tensor(b, dtype=None)
+        for arg, t in (("a", a), ("b", b)):
+            last = t.shape.values[-1] if t.shape.ndims else None
+            if t.shape.ndims == 0 or (last is not None and last != 3):
+                raise ValueError(f"cross: {arg} must have a last dimension of size 3, got "
+                                 f"shape {t.shape}")
+        if a.dtype != b.dtype:
+            raise TypeError(f"cross: a and b must have the same dtype, got {a.dtype.name} "
+                            f"and {b.dtype.name}")
+        ai = array_ops.unstack(a, num=3, axis=-1)
+        bi = array_ops.unstack(b, num=3, axis=-1)
+        return array_ops.stack([ai[1] * bi[2] - ai[2] * bi[1], ai[2] * bi[0] - ai[0] * bi[2],
+                                ai[0] * bi[1] - ai[1] * bi[0]], axis=-1)

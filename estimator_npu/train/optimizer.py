@@ -49,7 +49,7 @@ from estimator_npu.engine import dtypes, partitioned
 from estimator_npu.engine.gradients import gradients
 from estimator_npu.engine.graph import GraphKeys, Operation, Tensor
 from estimator_npu.engine.ops import array_ops
-from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op
+from estimator_npu.engine.ops.core import constant, convert_to_tensor, group, make_op
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.ops.state_ops import variable_op as _var_op
 from estimator_npu.train import sparse_apply
@@ -268,8 +268,17 @@ class Optimizer:
                  "dynamic_hyper": dyn_names, "has_condition": condition is not None,
                  "grad_hook": grad_hook}
         with graph.control_dependencies(deps):
-            return make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
-                           name=name or self._name)
+            update = make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
+                             name=name or self._name)
+        constrained = [v for v in var_list + [v for _, _, v in sparse]
+                       if getattr(v, "constraint", None) is not None]
+        if not constrained:
+            return update
+        # as TF1: each constrained variable is projected (var = constraint(var)) after its
+        # update, and the returned op runs both
+        with graph.control_dependencies([update]), graph.name_scope(update.name + "/"):
+            projections = [v.assign(v.constraint(v)) for v in constrained]
+        return group(update, *projections, name=update.name + "/constrained")
 
     def _check_grads_and_vars(self, grads_and_vars):
         try:

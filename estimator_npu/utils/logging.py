@@ -157,14 +157,17 @@ def reset_warn_once():
 
 
 _ASCEND_LEVELS = {"0": DEBUG, "1": INFO, "2": WARNING, "3": ERROR}
-_FORMAT = "[%(levelname)s] estimator_npu(%(process)d) %(asctime)s: %(message)s"
+# The Ascend host-log layout (ASCEND_GLOBAL_LOG_LEVEL) and TF's (logging.BASIC_FORMAT).
+_ASCEND_FORMAT = "[%(levelname)s] estimator_npu(%(process)d) %(asctime)s: %(message)s"
+_TF_FORMAT = _logging.BASIC_FORMAT
 
 
-def ensure_handler(stream=None):
+def ensure_handler(stream=None, fmt=_TF_FORMAT):
     """Adds a stream handler to the library logger unless one (or a root handler) exists.
 
     TF1's ``tf.logging.set_verbosity(tf.logging.INFO)`` makes INFO lines appear on stderr;
-    this is what lets the facade ``estimator_npu.logging.set_verbosity`` do the same.
+    this is what lets the facade ``estimator_npu.logging.set_verbosity`` do the same, in
+    TF's layout ``INFO:estimator_npu:message``.
     """
     if _logging.getLogger().handlers:
         return None
@@ -172,9 +175,60 @@ def ensure_handler(stream=None):
         if not isinstance(h, _logging.NullHandler):
             return h
     handler = _logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(_logging.Formatter(_FORMAT))
+    handler.setFormatter(_logging.Formatter(fmt))
     logger.addHandler(handler)
     return handler
+
+
+# While TensorFlow's module names resolve to estimator_npu (compat.install()), the library
+# logger hangs below the "tensorflow" logger, which gets the handler TF's own logger gets at
+# import: stderr, "LEVEL:tensorflow:message". So scripts see TF's lines, levels set on
+# logging.getLogger("tensorflow") apply, and under absl (tf.app.run) the records reach
+# absl's root handler too, printed twice as TF prints them. The records are renamed
+# "tensorflow" (a filter on the library logger), so any handler prints TF's name.
+TF_LOGGER_NAME = "tensorflow"
+_tf_output = {}
+
+
+def _as_tensorflow_record(record):
+    """Logger filter: the library's records carry TF's logger name while TF output is on."""
+    record.name = TF_LOGGER_NAME
+    return True
+
+
+def tensorflow_output_on():
+    """True while the library logs as TF's ``tensorflow`` logger (see ``start_tensorflow_output``)."""
+    return bool(_tf_output)
+
+
+def start_tensorflow_output():
+    """Does to logging what importing TensorFlow does (idempotent): a stderr handler in TF's
+    layout on the ``tensorflow`` logger, unless the root logger already has a handler, and
+    the library logger below it."""
+    if _tf_output:
+        return
+    tf_logger = _logging.getLogger(TF_LOGGER_NAME)
+    handler = None
+    if not _logging.getLogger().handlers and not tf_logger.handlers:
+        handler = _logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_logging.Formatter(_TF_FORMAT))
+        tf_logger.addHandler(handler)
+    _tf_output.update(parent=logger.parent, handler=handler)
+    logger.parent = tf_logger
+    logger.addFilter(_as_tensorflow_record)
+    logger.setLevel(logger.level)  # clears the loggers' cached effective levels
+
+
+def stop_tensorflow_output():
+    """Undoes ``start_tensorflow_output`` (the library logger back below the root)."""
+    if not _tf_output:
+        return
+    if _tf_output["handler"] is not None:
+        _logging.getLogger(TF_LOGGER_NAME).removeHandler(_tf_output["handler"])
+    logger.parent = _tf_output["parent"]
+    logger.removeFilter(_as_tensorflow_record)
+    _tf_output.clear()
+    logger.setLevel(logger.level)
 
 
 def configure_from_environment(environ):
@@ -190,7 +244,7 @@ def configure_from_environment(environ):
         return
     logger.setLevel(level)
     to_stdout = str(environ.get("ASCEND_SLOG_PRINT_TO_STDOUT", "")).strip() == "1"
-    ensure_handler(sys.stdout if to_stdout else sys.stderr)
+    ensure_handler(sys.stdout if to_stdout else sys.stderr, _ASCEND_FORMAT)
 
 
 def _configure_at_import():
@@ -202,6 +256,9 @@ _configure_at_import()
 
 
 def get_logger():
-    """``tf.get_logger()``: the library's ``logging.Logger`` (TF's is the "tensorflow" logger);
-    ``get_logger().setLevel('ERROR')`` quiets the library as it quiets TF."""
+    """``tf.get_logger()``: the library's ``logging.Logger``, or TF's "tensorflow" logger
+    above it while ``tensorflow_output_on()``; ``get_logger().setLevel('ERROR')`` quiets
+    the library as it quiets TF."""
+    if _tf_output:
+        return _logging.getLogger(TF_LOGGER_NAME)
     return logger

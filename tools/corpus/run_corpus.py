@@ -99,6 +99,8 @@ def run_one(row, args):
     argv = [a.replace("{data}", args.data) for a in shlex.split(row["args"])]
     env = dict(os.environ, PYTHONPATH=REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                MPLBACKEND="Agg")
+    if os.path.isdir(os.path.join(args.data, "keras")):
+        env["KERAS_HOME"] = os.path.join(args.data, "keras")  # get_file's cache (make_data.py)
     cmd = "ulimit -v %d; exec %s -m estimator_npu.run %s" % (
         args.mem_kb, shlex.quote(sys.executable),
         " ".join(shlex.quote(a) for a in [target] + argv))

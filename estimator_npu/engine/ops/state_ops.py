@@ -108,6 +108,10 @@ class Variable:
                  use_resource=None, synchronization=None, aggregation=None, shape=None):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable, got "
+                             f"{type(constraint).__name__}: {constraint!r}")
+        self._constraint = constraint
         g = get_default_graph()
         g._check_not_finalized()
         # A variable created inside a branch or loop body is still initialized once, at
@@ -180,6 +184,11 @@ class Variable:
     @property
     def initializer(self):
         return self._initializer_op
+
+    @property
+    def constraint(self):
+        """The projection optimizers apply after each update (``constraint=``), or None."""
+        return self._constraint
 
     @property
     def initial_value(self):
