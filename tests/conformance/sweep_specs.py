@@ -761,3 +761,55 @@ def _opt_step(tf, opt):
     loss = tf.reduce_sum(tf.square(v - B)) + tf.reduce_sum(tf.abs(v))
     step = opt.minimize(loss)
     return {"out": [tf.identity(v)], "steps": [step, step, step]}
+
+
+# ----------------------------------------------------------------- 3-D windows, pool, resize grads
+def _grads(tf, fn, *xs, seed=40):
+    """``fn(*xs)`` and the gradients of ``sum(fn(*xs) * u)`` for a fixed random ``u``."""
+    ts = [tf.constant(x) for x in xs]
+    y = fn(tf, *ts)
+    u = rn(*[int(d) for d in y.shape.as_list()], seed=seed)
+    return [y] + tf.gradients(tf.reduce_sum(y * u), ts)
+
+
+X5 = rn(2, 5, 4, 6, 3, seed=41)
+W5 = rn(3, 2, 3, 3, 2, seed=42)
+for pad in ["SAME", "VALID"]:
+    S(f"conv3d_grad_{pad}", lambda tf, pad=pad: _grads(tf, lambda tf, x, w: tf.nn.conv3d(x, w, [1, 2, 1, 2, 1], pad), X5, W5))
+    S(f"maxpool3d_grad_{pad}", lambda tf, pad=pad: _grads(tf, lambda tf, x: tf.nn.max_pool3d(x, [1, 3, 2, 3, 1], [1, 2, 2, 2, 1], pad), X5))
+    S(f"avgpool3d_grad_{pad}", lambda tf, pad=pad: _grads(tf, lambda tf, x: tf.nn.avg_pool3d(x, [1, 3, 2, 3, 1], [1, 2, 2, 2, 1], pad), X5))
+    S(f"pool_max_1d_{pad}", lambda tf, pad=pad: tf.nn.pool(rn(2, 9, 3), [3], "MAX", pad, strides=[2]))
+    S(f"pool_avg_3d_{pad}", lambda tf, pad=pad: tf.nn.pool(X5, [2, 2, 3], "AVG", pad, strides=[1, 2, 2]))
+    S(f"maxpool_argmax_grad_{pad}", lambda tf, pad=pad: _grads(tf, lambda tf, x: tf.nn.max_pool_with_argmax(x, [1, 3, 3, 1], [1, 2, 2, 1], pad)[0], X4))
+S("conv3d_dilated", lambda tf: tf.nn.conv3d(X5, W5, [1, 1, 1, 1, 1], "SAME", dilations=[1, 1, 2, 1, 1]))
+S("conv3d_ph", with_ph(lambda tf, p: tf.nn.conv3d(p, W5, [1, 2, 2, 2, 1], "SAME"), X5, [None, None, None, None, 3]))
+S("conv3d_channel_err", lambda tf: tf.nn.conv3d(X5, rn(2, 2, 2, 2, 3), [1, 1, 1, 1, 1], "SAME"))
+S("conv3d_transpose", lambda tf: _grads(tf, lambda tf, v, w: tf.nn.conv3d_transpose(v, w, [2, 5, 4, 6, 3], [1, 2, 2, 2, 1], "SAME"), rn(2, 3, 2, 3, 2, seed=43), W5))
+S("maxpool3d_nan", lambda tf: tf.nn.max_pool3d(np.array([np.nan, np.nan, np.nan, 1, np.nan, np.nan, 2, np.nan], np.float32).reshape(1, 1, 2, 4, 1), [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], "VALID"))
+S("maxpool3d_ties_grad", lambda tf: _grads(tf, lambda tf, x: tf.nn.max_pool3d(x, [1, 1, 1, 4, 1], [1, 1, 1, 1, 1], "VALID"), np.array([1, 3, 3, 1], np.float32).reshape(1, 1, 1, 4, 1)))
+S("maxpool_argmax_batch", lambda tf: list(tf.nn.max_pool_with_argmax(X4, [1, 2, 2, 1], [1, 2, 2, 1], "SAME", include_batch_in_index=True)))
+S("layers_average_pooling1d", layer(lambda tf: tf.layers.average_pooling1d(rn(2, 9, 3), 3, 2, padding="same")))
+S("layers_MaxPooling1D_cf", layer(lambda tf: tf.layers.MaxPooling1D(2, 1, data_format="channels_first")(rn(2, 3, 9))))
+for fn in ["resize_bicubic", "resize_area"]:
+    for ac in [False, True]:
+        S(f"{fn}_grad_ac{int(ac)}", lambda tf, fn=fn, ac=ac: _grads(tf, lambda tf, x: getattr(tf.image, fn)(x, [7, 3], align_corners=ac), IMG_SMALL))
+S("resize_bicubic_hpc_grad", lambda tf: _grads(tf, lambda tf, x: tf.image.resize_bicubic(x, [3, 8], half_pixel_centers=True), IMG_SMALL))
+S("resize_bicubic_uint8", lambda tf: tf.image.resize_bicubic((IMG_SMALL * 255).astype(np.uint8), [6, 3]))
+S("resize_images_area_uint8", lambda tf: tf.image.resize_images((IMG_SMALL * 255).astype(np.uint8), [3, 7], method=tf.image.ResizeMethod.AREA))
+CR_BOXES = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [0.9, 0.7, 0.2, 0.1], [-0.2, 0.3, 0.5, 1.3], [0.4, 0.4, 0.6, 0.5]], np.float32)
+CR_IND = np.array([0, 1, 1, 0, 1], np.int32)
+S("crop_and_resize_grads", lambda tf: _grads(tf, lambda tf, im, b: tf.image.crop_and_resize(im, b, CR_IND, [3, 4], extrapolation_value=-1.0), IMG, CR_BOXES))
+S("crop_and_resize_nearest", lambda tf: tf.image.crop_and_resize(IMG, CR_BOXES, CR_IND, [4, 3], method="nearest"))
+S("crop_and_resize_1x1", lambda tf: _grads(tf, lambda tf, im, b: tf.image.crop_and_resize(im, b, CR_IND, [1, 1]), IMG, CR_BOXES))
+S("crop_and_resize_uint8", lambda tf: tf.image.crop_and_resize((IMG * 255).astype(np.uint8), CR_BOXES, CR_IND, [2, 5]))
+S("crop_and_resize_ph", with_ph(lambda tf, p: tf.image.crop_and_resize(p, CR_BOXES, CR_IND, [3, 3]), IMG, [None, None, None, 3]))
+NMS_B = ru(12, 4, seed=44)
+NMS_B = np.concatenate([np.minimum(NMS_B[:, :2], NMS_B[:, 2:]), np.maximum(NMS_B[:, :2], NMS_B[:, 2:])], 1)
+NMS_S = ru(12, seed=45)
+S("nms_thr", lambda tf: tf.image.non_max_suppression(NMS_B, NMS_S, 6, iou_threshold=0.3, score_threshold=0.2))
+S("nms_all", lambda tf: tf.image.non_max_suppression(NMS_B, NMS_S, 20, iou_threshold=0.7))
+S("nms_with_scores", lambda tf: list(tf.image.non_max_suppression_with_scores(NMS_B, NMS_S, 5, iou_threshold=0.4)))
+S("nms_padded", lambda tf: list(tf.image.non_max_suppression_padded(NMS_B, NMS_S, 8, iou_threshold=0.3, score_threshold=0.3, pad_to_max_output_size=True)))
+S("nms_overlaps", lambda tf: tf.image.non_max_suppression_overlaps(ru(6, 6, seed=46), NMS_S[:6], 4, overlap_threshold=0.5))
+S("resize_with_pad_wide", lambda tf: tf.image.resize_image_with_pad(IMG, 3, 9))
+S("resize_with_pad_nn", lambda tf: tf.image.resize_image_with_pad(IMG_SMALL[0], 7, 5, method=tf.image.ResizeMethod.NEAREST_NEIGHBOR))
