@@ -21,7 +21,6 @@ GOLDEN = tf_sweep.load()
 
 # Differences not fixed yet (each must still differ: strict xfail), with why.
 KNOWN = {
-    "conv2d_int_err": "error: want None got ['build', 'TypeError']",
     "draw_bounding_boxes": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "edit_distance": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "math_angle_real": "not implemented in estimator_npu yet (TF 2.15 has it)",
@@ -40,8 +39,6 @@ KNOWN = {
     "metric_sensitivity_at_spec": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "metric_specificity_at_sens": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "nn_ctc_greedy": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "nn_relu_int": "error: want None got ['build', 'TypeError']",
-    "nn_sce_positional_err": "deliberate: TF 0.x positional order refused (test_tf0_calls.py)",
     "resize_v2_antialias": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "resize_v2_bilinear": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sobel_edges": "not implemented in estimator_npu yet (TF 2.15 has it)",
