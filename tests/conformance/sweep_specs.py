@@ -813,3 +813,15 @@ S("nms_padded", lambda tf: list(tf.image.non_max_suppression_padded(NMS_B, NMS_S
 S("nms_overlaps", lambda tf: tf.image.non_max_suppression_overlaps(ru(6, 6, seed=46), NMS_S[:6], 4, overlap_threshold=0.5))
 S("resize_with_pad_wide", lambda tf: tf.image.resize_image_with_pad(IMG, 3, 9))
 S("resize_with_pad_nn", lambda tf: tf.image.resize_image_with_pad(IMG_SMALL[0], 7, 5, method=tf.image.ResizeMethod.NEAREST_NEIGHBOR))
+MET_S2 = ru(40, seed=47)
+MET_L2 = (ru(40, seed=48) < MET_S2).astype(np.int64)
+MET_W2 = ru(40, seed=49)
+S("metric_recall_thr_w", metric(lambda tf: tf.metrics.recall_at_thresholds(MET_L2, MET_S2, [0.1, 0.5, 0.9], weights=MET_W2)))
+for kind in ["true_positives", "true_negatives", "false_negatives"]:
+    S(f"metric_{kind}_thr", metric(lambda tf, k=kind: getattr(tf.metrics, f"{k}_at_thresholds")(MET_L2, MET_S2, [0.3, 0.6], weights=MET_W2)))
+for spec in [0.2, 0.7, 0.95]:
+    S(f"metric_sens_at_spec_{spec}", metric(lambda tf, s=spec: tf.metrics.sensitivity_at_specificity(MET_L2, MET_S2, s, weights=MET_W2, num_thresholds=30)))
+    S(f"metric_spec_at_sens_{spec}", metric(lambda tf, s=spec: tf.metrics.specificity_at_sensitivity(MET_L2, MET_S2, s, num_thresholds=30)))
+S("metric_mean_tensor_w", metric(lambda tf: tf.metrics.mean_tensor(A, weights=W34)))
+S("metric_pcc_w", metric(lambda tf: tf.metrics.percentage_below(MET_S2, 0.3, weights=MET_W2)))
+S("metric_mean_rel_err_zero", metric(lambda tf: tf.metrics.mean_relative_error(A, B, normalizer=np.where(A > 0, A, 0))))
