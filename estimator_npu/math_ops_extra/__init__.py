@@ -12,11 +12,11 @@ def _register_op_families():
     from estimator_npu.engine import registry
     from estimator_npu.math_ops_extra import (array_extra, elementwise, more_math, scatters,
                                               segments, space_ops, sparse_ops, tensor_utils,
-                                              variable_utils, window3d)
+                                              incomplete, variable_utils, window3d)
     registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
                                 tensor_utils.OPS, segments.OPS, scatters.OPS,
                                 variable_utils.OPS, sparse_ops.OPS, more_math.OPS,
-                                window3d.OPS])
+                                window3d.OPS, incomplete.OPS])
 
 
 _register_op_families()

@@ -175,3 +175,22 @@ case("CropAndResize", "bilinear_3x4", _crop("bilinear", [3, 4]), _crop_inputs, *
 case("CropAndResize", "bilinear_1x2", _crop("bilinear", [1, 2]), _crop_inputs, **_F32)
 case("CropAndResize", "nearest_image", lambda im: _crop("nearest", [3, 3])(
     im, tf.constant(_crop_inputs(None)[1])), lambda rng: _crop_inputs(rng)[:1], **_F32)
+
+
+# incomplete gamma / beta, scaled Bessel functions (math_ops_extra/incomplete.py)
+def _pos(lo, hi, *shapes):
+    return lambda rng: [rng.uniform(lo, hi, s) for s in shapes]
+
+
+case("Igamma", "broadcast", tf.math.igamma, _pos(0.5, 3.0, (2, 3), (3,)),
+     rtol=1e-5, atol=1e-7)
+case("Igammac", "series_and_fraction", tf.math.igammac,
+     lambda rng: [np.array([[0.7, 2.5, 1.2], [3.0, 0.9, 1.6]]),
+                  np.array([[0.3, 4.8, 1.1], [1.0, 2.7, 0.4]])], rtol=1e-5, atol=1e-7)
+case("Betainc", "x_only", lambda x: tf.math.betainc(
+    tf.constant([0.7, 2.0, 3.5], tf.float64), tf.constant([1.5, 0.8, 2.2], tf.float64), x),
+    _pos(0.1, 0.9, (2, 3)), order=2)
+case("BesselI0e", "both_signs", tf.math.bessel_i0e,
+     lambda rng: [np.array([[-3.1, -0.4, 0.2], [0.9, 12.0, 35.0]])], order=2)
+case("BesselI1e", "both_signs", tf.math.bessel_i1e,
+     lambda rng: [np.array([[-3.1, -0.4, 0.2], [0.9, 12.0, 35.0]])], order=2)
