@@ -833,3 +833,5 @@ S("math_igamma_bad", lambda tf: tf.math.igamma(np.array([-1.0, 0.0, 1.0], np.flo
 S("math_betainc_grid", lambda tf: _grads(tf, lambda tf, x: tf.math.betainc(np.float32(2.5) + 0 * x, np.float32(0.7) + 0 * x, x), np.array([0.0, 0.05, 0.5, 0.93, 1.0], np.float32)))
 S("math_betainc_f64", lambda tf: tf.betainc(np.abs(F64) + 0.2, np.abs(F64[::-1]) + 0.3, PROBS.astype(np.float64)))
 S("math_bessel_grid", lambda tf: _grads(tf, lambda tf, x: tf.stack([tf.math.bessel_i0e(x), tf.math.bessel_i1e(x)]), np.array([-40.0, -5.0, -0.5, 0.0, 0.3, 2.0, 29.0, 31.0, 100.0], np.float32)))
+S("math_real_imag_angle_conj", lambda tf: [tf.math.real(D), tf.math.imag(D), tf.math.angle(D), tf.conj(D), tf.real(I34)])
+S("math_nextafter_f64", lambda tf: tf.math.nextafter(F64, np.float64(0.0)))

@@ -23,8 +23,6 @@ GOLDEN = tf_sweep.load()
 KNOWN = {
     "draw_bounding_boxes": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "edit_distance": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "math_angle_real": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "math_nextafter": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "nn_ctc_greedy": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "resize_v2_antialias": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "resize_v2_bilinear": "not implemented in estimator_npu yet (TF 2.15 has it)",
