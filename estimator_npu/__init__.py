@@ -286,6 +286,7 @@ from estimator_npu.math_ops_extra.sparse_ops import (sparse_add, sparse_concat, 
                                                      sparse_transpose)
 from estimator_npu.math_ops_extra.more_math import scalar_mul  # noqa: F401,E402
 from estimator_npu.math_ops_extra.more_math import angle, conj, imag, real  # noqa: F401,E402
+from estimator_npu.math_ops_extra.sequence_decode import edit_distance  # noqa: F401,E402
 from estimator_npu import manip  # noqa: F401,E402
 from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
 from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402
