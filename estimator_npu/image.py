@@ -34,6 +34,7 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     """``tf.image.extract_patches``: ``extract_image_patches`` with TF2's argument names."""
     return extract_image_patches(images, sizes, strides, rates, padding, name=name)
 from estimator_npu.images.extras import (adjust_gamma, image_gradients, psnr,  # noqa: F401,E402
+                                         sobel_edges,
                                          rgb_to_yuv, rot90, total_variation, transpose_image)
 from estimator_npu.images.boxes import (crop_and_resize,  # noqa: F401,E402
                                         non_max_suppression, non_max_suppression_overlaps,

@@ -843,3 +843,5 @@ CTC_X = rn(7, 3, 4, seed=50)
 CTC_X[2:4, 0] = CTC_X[1, 0]  # repeats
 S("nn_ctc_greedy_full", lambda tf: (lambda d, p: [d[0].indices, d[0].values, d[0].dense_shape, p])(*tf.nn.ctc_greedy_decoder(CTC_X, [7, 5, 0])))
 S("nn_ctc_greedy_nomerge", lambda tf: (lambda d, p: [d[0].indices, d[0].values, d[0].dense_shape, p])(*tf.nn.ctc_greedy_decoder(CTC_X, [7, 6, 3], merge_repeated=False)))
+S("sobel_edges_ph_grad", with_ph(lambda tf, p: tf.image.sobel_edges(p), IMG_SMALL, [None, None, None, 2]))
+S("sobel_edges_grad", lambda tf: _grads(tf, lambda tf, x: tf.image.sobel_edges(x), IMG_SMALL))

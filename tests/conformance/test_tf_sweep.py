@@ -24,7 +24,6 @@ KNOWN = {
     "draw_bounding_boxes": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "resize_v2_antialias": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "resize_v2_bilinear": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "sobel_edges": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sparse_cross_hashed": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sparse_maximum": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sparse_merge": "not implemented in estimator_npu yet (TF 2.15 has it)",

@@ -194,3 +194,22 @@ case("BesselI0e", "both_signs", tf.math.bessel_i0e,
      lambda rng: [np.array([[-3.1, -0.4, 0.2], [0.9, 12.0, 35.0]])], order=2)
 case("BesselI1e", "both_signs", tf.math.bessel_i1e,
      lambda rng: [np.array([[-3.1, -0.4, 0.2], [0.9, 12.0, 35.0]])], order=2)
+
+
+def _mirror_grad(c, mode):
+    x = tf.zeros([4, 3], tf.float64)
+    return tf.gradients(tf.pad(x, [[2, 1], [0, 2]], mode=mode), x, grad_ys=c)[0]
+
+
+# REFLECT / SYMMETRIC pad gradients (MirrorPadGrad; sobel_edges pads by reflection)
+for _mode in ["REFLECT", "SYMMETRIC"]:
+    case("Pad", _mode.lower(), lambda x, m=_mode: tf.pad(x, [[2, 1], [1, 2]], mode=m),
+         normal((4, 3)), order=2)
+    case("MirrorPadGrad", _mode.lower(), lambda c, m=_mode: _mirror_grad(c, m),
+         normal((7, 5)), order=2)
+
+
+case("Pad", "sobel_edges", lambda x: tf.image.sobel_edges(x),
+     normal((1, 5, 4, 2)), order=2,
+     unknown_shape_skip={"rank": "sobel_edges needs the channel count statically (its "
+                                 "depthwise filter is built from it)"})

@@ -457,7 +457,10 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     from estimator_npu.engine.ops.core import convert_to_tensor
     xi = convert_to_tensor(input)
     if xi.dtype in (dtypes.int32, dtypes.int64):  # TF's CPU Conv2D takes integers too
-        wi = convert_to_tensor(filter, dtype=xi.dtype)
+        wi = convert_to_tensor(filter)
+        if wi.dtype != xi.dtype:
+            raise TypeError(f"Conv2D: filter dtype {wi.dtype.name} must match the input's "
+                            f"{xi.dtype.name}")
         y = _make_conv2d(math_ops.cast(xi, dtypes.float64), math_ops.cast(wi, dtypes.float64),
                          attrs)
         return math_ops.cast(y, xi.dtype, name=name)
