@@ -228,6 +228,7 @@ from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,
                                                       logical_xor, polygamma, rint, sinh,
                                                       tan, truncatediv, truncatemod, zeta)
 from estimator_npu.engine.ops.composites import log_sigmoid  # noqa: F401,E402
+from estimator_npu.math_ops_extra.incomplete import betainc, igamma, igammac  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import floordiv as floor_div  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import realdiv  # noqa: F401,E402
 from estimator_npu.engine.dtypes import complex128  # noqa: F401,E402
@@ -286,6 +287,8 @@ from estimator_npu.math_ops_extra.sparse_ops import (sparse_add, sparse_concat, 
                                                      sparse_tensor_dense_matmul,
                                                      sparse_transpose)
 from estimator_npu.math_ops_extra.more_math import scalar_mul  # noqa: F401,E402
+from estimator_npu.math_ops_extra.more_math import angle, conj, imag, real  # noqa: F401,E402
+from estimator_npu.math_ops_extra.sequence_decode import edit_distance  # noqa: F401,E402
 from estimator_npu import manip  # noqa: F401,E402
 from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
 from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402

@@ -10,6 +10,7 @@ from estimator_npu.data.image_codecs import encode_png  # noqa: F401
 from estimator_npu.data.image_codecs import extract_jpeg_shape  # noqa: F401
 from estimator_npu.data.image_codecs import is_jpeg  # noqa: F401
 from estimator_npu.images.resize_ops import (ResizeMethod, random_crop,  # noqa: F401
+                                                resize_area, resize_bicubic,
                                                 resize_bilinear, resize_images,
                                                 resize_nearest_neighbor)
 from estimator_npu.images.transforms import (adjust_brightness, adjust_contrast,  # noqa: F401
@@ -33,4 +34,10 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     """``tf.image.extract_patches``: ``extract_image_patches`` with TF2's argument names."""
     return extract_image_patches(images, sizes, strides, rates, padding, name=name)
 from estimator_npu.images.extras import (adjust_gamma, image_gradients, psnr,  # noqa: F401,E402
+                                         sobel_edges,
                                          rgb_to_yuv, rot90, total_variation, transpose_image)
+from estimator_npu.images.boxes import (crop_and_resize,  # noqa: F401,E402
+                                        non_max_suppression, non_max_suppression_overlaps,
+                                        non_max_suppression_padded,
+                                        non_max_suppression_with_scores,
+                                        resize_image_with_pad)

@@ -39,3 +39,7 @@ from estimator_npu.math_ops_extra.more_math import (erfinv, lbeta, ndtri,  # noq
                                                     polyval, reduce_euclidean_norm,
                                                     scalar_mul, xlog1py, zero_fraction)
 from estimator_npu.engine.ops.composites import softsign  # noqa: F401,E402
+from estimator_npu.math_ops_extra.incomplete import (bessel_i0e, bessel_i1e,  # noqa: F401,E402
+                                                     betainc, igamma, igammac)
+from estimator_npu.math_ops_extra.more_math import (angle, conj, imag,  # noqa: F401,E402
+                                                    nextafter, real)

@@ -221,7 +221,12 @@ def test_core_line_budget(layer):
     # +90 -> 12980, issue 16 (perfchain): Inline kernels (plan lines without closures).
     # +130 -> 13110, issue 12 (classic3): protobuf text format of the config messages
     # (str(ConfigProto)), variable constraints.
-    budget = {"engine": 13110, "device": 1200, "hooks": 2500}[layer]
+    # +110 -> 13220, issue 12 (values2): engine/constant_value.py, TF's folding of
+    # constant-only subgraphs for static shapes (to_dense of constant SparseTensors,
+    # bincount, confusion_matrix); SparseTensors from numpy are graph values, fetched as
+    # SparseTensorValue; integer Relu/Relu6/Conv2D as TF's kernels; REFLECT/SYMMETRIC
+    # pad gradients (MirrorPadGrad).
+    budget = {"engine": 13220, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

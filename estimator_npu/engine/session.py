@@ -14,7 +14,7 @@ from estimator_npu import errors
 from estimator_npu.engine import _errstate, allocator
 from estimator_npu.engine import graph as _graph_mod
 from estimator_npu.engine import plan as _plan
-from estimator_npu.engine import precision
+from estimator_npu.engine import precision, sparse_tensor
 from estimator_npu.engine.dtypes import tf_string_value
 from estimator_npu.engine.graph import Operation, Tensor, get_default_graph
 from estimator_npu.utils import blas_governor as governor
@@ -372,7 +372,7 @@ class Session:
                         "or Tensor or Operation.")
 
     def _compile_run(self, fetches, feed_dict):
-        flat, pack = nest.flatten_with_packer(fetches)
+        flat, pack = nest.flatten_with_packer(sparse_tensor.as_fetch_structure(fetches))
         targets = [self._resolve(x) for x in flat]
         feeds = []
         convs = []

@@ -3,7 +3,8 @@
 
 A ``SparseTensor`` is a namedtuple of its three tensors, so the session fetches it (as a
 ``SparseTensorValue`` of arrays) and datasets carry it as three components; built from
-numpy arrays it *is* a ``SparseTensorValue``, as TF's fetched values are::
+lists or numpy arrays its parts are constants (TF's graph mode; feed a
+``SparseTensorValue``)::
 
     sp = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[2, 3])
 """
@@ -12,6 +13,7 @@ import collections
 import numpy as np
 
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.constant_value import constant_value
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops import math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
@@ -33,10 +35,8 @@ class SparseTensor(collections.namedtuple("SparseTensor",
     def __new__(cls, indices, values, dense_shape):
         parts = (indices, values, dense_shape)
         tensors = any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in parts)
-        if not tensors and any(isinstance(v, np.ndarray) for v in parts):
-            return SparseTensorValue(indices, values, dense_shape)
-        if not tensors and not any(isinstance(v, (list, tuple, int, float, bytes, str))
-                                   for v in parts):
+        if not tensors and not any(isinstance(v, (list, tuple, int, float, bytes, str,
+                                                  np.ndarray, np.generic)) for v in parts):
             # A structure template (nest and datasets rebuild it with placeholders).
             return super().__new__(cls, indices, values, dense_shape)
         return super().__new__(cls, _int64(indices), convert_to_tensor(values),
@@ -66,8 +66,26 @@ class SparseTensor(collections.namedtuple("SparseTensor",
     def shape(self):
         if self.dense_shape.op.type == "Const":  # a constant dense_shape is the static shape
             return TensorShape([int(d) for d in self.dense_shape.op.attrs["value"]])
+        value = constant_value(self.dense_shape)  # computed from constants only (TF folds it)
+        if value is not None:
+            return TensorShape([int(d) for d in value])
         dims = self.dense_shape.shape.values
         return TensorShape(None if dims is None or dims[0] is None else [None] * dims[0])
 
     def get_shape(self):
         return self.shape
+
+
+def as_fetch_structure(fetches):
+    """``fetches`` with each ``SparseTensor`` replaced by a ``SparseTensorValue`` of its
+    tensors, so the fetched structure is rebuilt as TF's (values, not constants)."""
+    if isinstance(fetches, SparseTensor):
+        return SparseTensorValue(*fetches)
+    if isinstance(fetches, dict):
+        return type(fetches)((k, as_fetch_structure(v)) for k, v in fetches.items()) \
+            if any(isinstance(v, (SparseTensor, list, tuple, dict)) for v in fetches.values()) \
+            else fetches
+    if isinstance(fetches, (list, tuple)) and not hasattr(fetches, "_fields") and \
+            any(isinstance(v, (SparseTensor, list, tuple, dict)) for v in fetches):
+        return type(fetches)(as_fetch_structure(v) for v in fetches)
+    return fetches

@@ -19,6 +19,7 @@ step: ``(session.run(fetches, feed_dict, options), 1)``.
 """
 from estimator_npu import errors
 from estimator_npu.engine.graph import get_default_graph
+from estimator_npu.engine.sparse_tensor import as_fetch_structure
 from estimator_npu.hooks.basic_hooks import StepCounterHook
 from estimator_npu.hooks.saver_hooks import CheckpointSaverHook, SummarySaverHook
 from estimator_npu.hooks.scaffold import ChiefSessionCreator, Scaffold, WorkerSessionCreator
@@ -105,7 +106,7 @@ class _FetchPlan:
             if structure is None:
                 self.unpackers.append(None)
                 continue
-            leaves, pack = nest.flatten_with_packer(structure)
+            leaves, pack = nest.flatten_with_packer(as_fetch_structure(structure))
             start, end = len(flat), len(flat) + len(leaves)
             flat.extend(leaves)
             self.unpackers.append(lambda values, pack=pack, start=start, end=end:

@@ -1,5 +1,6 @@
 """More ``tf.image`` composites over core ops: ``transpose_image``, ``rot90``,
-``adjust_gamma``, ``total_variation``, ``psnr``, ``image_gradients`` and ``rgb_to_yuv``
+``adjust_gamma``, ``total_variation``, ``psnr``, ``image_gradients``, ``sobel_edges`` and
+``rgb_to_yuv``
 (gradients come from the ops they are made of)."""
 import numpy as np
 
@@ -83,4 +84,31 @@ def rgb_to_yuv(images):
     flat = math_ops.matmul(array_ops.reshape(x, [-1, 3]), k)
     out = array_ops.reshape(flat, array_ops.shape(x))
     out.set_shape(x.shape)
+    return out
+
+
+_SOBEL = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],
+                   [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]], np.float32)  # dy, dx
+
+
+def sobel_edges(image):
+    """``[N, H, W, C, 2]`` Sobel responses (``dy``, ``dx``) of a float ``[N, H, W, C]``
+    image, reflect-padded by one pixel, as TF."""
+    from estimator_npu.engine.ops import tile_ops
+    from estimator_npu.engine.ops.nn_extra_ops import depthwise_conv2d
+    x = convert_to_tensor(image)
+    if not x.dtype.is_floating:
+        raise TypeError(f"sobel_edges: image must be float, got {x.dtype.name}")
+    if x.shape.ndims is not None and x.shape.ndims != 4:
+        raise ValueError(f"sobel_edges: image must be 4-D [N, H, W, C], got shape {x.shape}")
+    c = x.shape.values[3] if x.shape.ndims is not None else None
+    if c is None:
+        raise ValueError("sobel_edges: the channel dimension must be known")
+    k = np.tile(np.transpose(_SOBEL, (1, 2, 0))[:, :, None, :], (1, 1, c, 1))
+    padded = tile_ops.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    y = depthwise_conv2d(padded, convert_to_tensor(k.astype(x.dtype.np)), [1, 1, 1, 1],
+                         "VALID")
+    shape = array_ops.concat([array_ops.shape(x), [2]], 0)
+    out = array_ops.reshape(y, shape)
+    out.set_shape(list(x.shape.values) + [2])
     return out

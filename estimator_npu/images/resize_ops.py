@@ -1,5 +1,5 @@
-"""Image kernels for ``tf.image``: resizing as separable linear maps (bilinear / nearest,
-TF1's ``align_corners`` and ``half_pixel_centers`` rules) and random crops. Images are
+"""Image kernels for ``tf.image``: resizing as separable linear maps (bilinear, nearest,
+bicubic and area; TF1's ``align_corners`` and ``half_pixel_centers`` rules) and random crops. Images are
 ``[H, W, C]`` or ``[N, H, W, C]``; crops, flips and colour transforms composed from other
 ops live next to it in ``estimator_npu.images.transforms``."""
 import math
@@ -24,6 +24,10 @@ def _scale(n_in, n_out, align_corners):
 
 def _interp_matrix(n_in, n_out, method, align_corners, half_pixel):
     """``A`` (``n_out x n_in``) with ``out = A @ in`` along one spatial axis."""
+    if method == "bicubic":
+        return _cubic_matrix(n_in, n_out, align_corners, half_pixel)
+    if method == "area":
+        return _area_matrix(n_in, n_out, align_corners)
     s = _scale(n_in, n_out, align_corners)
     a = np.zeros((n_out, n_in))
     for o in range(n_out):
@@ -41,6 +45,60 @@ def _interp_matrix(n_in, n_out, method, align_corners, half_pixel):
             hi_c = min(max(lo + 1, 0), n_in - 1)
             a[o, lo_c] += 1.0 - frac
             a[o, hi_c] += frac
+    return a
+
+
+_CUBIC_TABLE = 1024  # TF's legacy bicubic quantizes the fraction to 1/1024
+
+
+def _cubic(x, a):
+    """The cubic convolution kernel with parameter ``a`` at distance ``x >= 0``."""
+    if x <= 1:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    if x < 2:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return 0.0
+
+
+def _cubic_matrix(n_in, n_out, align_corners, half_pixel):
+    """TF's ResizeBicubic: the fraction of the source position rounded to 1/1024 (TF's
+    weight table); the legacy kernel (``a = -0.75``, edge taps clamped to the border
+    pixel) or, with ``half_pixel_centers``, Keys' kernel (``a = -0.5``, taps outside the
+    image dropped and the rest renormalised). Scales and positions in float32, as TF."""
+    f32 = np.float32
+    s = f32(n_in - 1) / f32(n_out - 1) if align_corners and n_out > 1 else \
+        f32(n_in) / f32(n_out)
+    a = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        src = (f32(o) + f32(0.5)) * s - f32(0.5) if half_pixel else f32(o) * s
+        base = math.floor(src)
+        delta = float(f32(src) - f32(base))
+        taps = [base - 1, base, base + 1, base + 2]
+        if half_pixel:
+            x = int(np.rint(np.float32(delta) * f32(_CUBIC_TABLE))) / _CUBIC_TABLE
+            w = [float(f32(_cubic(d, -0.5))) for d in (x + 1, x, 1 - x, 2 - x)]
+            w = [wk if 0 <= t < n_in else 0.0 for wk, t in zip(w, taps)]
+            total = sum(w)
+            w = [wk / total for wk in w] if abs(total) >= 1e-35 else w
+        else:
+            x = int(np.rint(np.float32(delta) * f32(_CUBIC_TABLE))) / _CUBIC_TABLE
+            w = [float(f32(_cubic(d, -0.75))) for d in (x + 1, x, 1 - x, 2 - x)]
+        for wk, t in zip(w, taps):
+            a[o, min(max(t, 0), n_in - 1)] += wk
+    return a
+
+
+def _area_matrix(n_in, n_out, align_corners):
+    """TF's ResizeArea: output ``o`` averages the input over ``[o * s, (o + 1) * s)``,
+    each input pixel weighted by its overlap (indices past the border clamped)."""
+    f32 = np.float32
+    s = f32(n_in - 1) / f32(n_out - 1) if align_corners and n_out > 1 else \
+        f32(n_in) / f32(n_out)
+    a = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        lo, hi = float(f32(o) * s), float(f32(o + 1) * s)
+        for i in range(math.floor(lo), math.ceil(hi)):
+            a[o, min(i, n_in - 1)] += (min(i + 1, hi) - max(i, lo)) / float(s)
     return a
 
 
@@ -89,6 +147,8 @@ def _resize_grad(op, dy):
 
 
 OPS.define("Resize", kernel=_resize_kernel, grad=_resize_grad)
+# TF has no gradient for ResizeArea: the same kernel under its own, non-differentiable type
+OPS.define("ResizeArea", kernel=_resize_kernel, grad=NOT_DIFFERENTIABLE)
 OPS.define("ResizeGrad", kernel=_resize_grad_kernel,
            grad=lambda op, g: [_resize(g, op.attrs, size_t=array_ops.shape(op.inputs[0])[-3:-1]
                                        if op.attrs["size"] is None else None), None])
@@ -106,7 +166,8 @@ def _resize(x, attrs, name=None, size_t=None):
     if size_t is not None:
         attrs = dict(attrs, size=None)
     inputs = [x] if size_t is None else [x, size_t]
-    return make_tensor("Resize", inputs, dt, shape, attrs, name=name)
+    op_type = "ResizeArea" if attrs["method"] == "area" else "Resize"
+    return make_tensor(op_type, inputs, dt, shape, attrs, name=name)
 
 
 def _size(size, what):
@@ -148,6 +209,27 @@ def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_cen
                        "half_pixel": bool(half_pixel_centers)}, name, size_t)
 
 
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Bicubic resize (TF's ResizeBicubic kernels; float32 output for non-float inputs)."""
+    x = _image(images, "resize_bicubic")
+    if align_corners and half_pixel_centers:
+        raise ValueError("resize_bicubic: align_corners and half_pixel_centers cannot both "
+                         "be True")
+    static, size_t = _size(size, "resize_bicubic")
+    return _resize(x, {"size": static, "method": "bicubic",
+                       "align_corners": bool(align_corners),
+                       "half_pixel": bool(half_pixel_centers)}, name, size_t)
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    """Area resize: each output pixel averages the input area it covers (float32)."""
+    x = _image(images, "resize_area")
+    static, size_t = _size(size, "resize_area")
+    return _resize(x, {"size": static, "method": "area",
+                       "align_corners": bool(align_corners), "half_pixel": False}, name,
+                   size_t)
+
+
 def resize_nearest_neighbor(images, size, align_corners=False, name=None,
                             half_pixel_centers=False):
     x = _image(images, "resize_nearest_neighbor")
@@ -166,7 +248,8 @@ class ResizeMethod:
 
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
                   preserve_aspect_ratio=False, name=None):
-    """TF1 ``tf.image.resize_images``: bilinear (float32 result) or nearest neighbour."""
+    """TF1 ``tf.image.resize_images``: bilinear, bicubic or area (float32 result) or nearest
+    neighbour (the input dtype)."""
     if isinstance(size, (int, np.integer)):   # TF 0.x: resize_images(images, h, w, method)
         raise ValueError("resize_images: 'size' must be a 1-D Tensor of 2 elements: new_height, "
                          "new_width (TF 0.x's resize_images(images, new_height, new_width) is "
@@ -178,8 +261,12 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
                              dtypes.float32)
     if method in (ResizeMethod.NEAREST_NEIGHBOR, "nearest"):
         return resize_nearest_neighbor(images, size, align_corners, name)
-    raise NotImplementedError(f"resize_images: method {method!r} (only BILINEAR and "
-                              "NEAREST_NEIGHBOR are implemented)")
+    if method in (ResizeMethod.BICUBIC, "bicubic"):
+        return resize_bicubic(images, size, align_corners, name)
+    if method in (ResizeMethod.AREA, "area"):
+        return resize_area(images, size, align_corners, name)
+    raise ValueError(f"resize_images: method must be a tf.image.ResizeMethod (BILINEAR, "
+                     f"NEAREST_NEIGHBOR, BICUBIC or AREA), got {method!r}")
 
 
 def random_crop(value, size, seed=None, name=None):

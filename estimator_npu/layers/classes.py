@@ -104,6 +104,16 @@ class AveragePooling2D(_Pooling2D):
     _fn = staticmethod(functional.average_pooling2d)
 
 
+class MaxPooling1D(_Pooling2D):
+    _default_name = "max_pooling1d"
+    _fn = staticmethod(conv_extra.max_pooling1d)
+
+
+class AveragePooling1D(_Pooling2D):
+    _default_name = "average_pooling1d"
+    _fn = staticmethod(conv_extra.average_pooling1d)
+
+
 class Flatten(Layer):
     _default_name = "flatten"
 

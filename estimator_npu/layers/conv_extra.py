@@ -1,9 +1,10 @@
 """``tf.layers.conv2d_transpose`` and ``tf.layers.separable_conv2d`` (TF1 variable names:
 ``conv2d_transpose/kernel [kh, kw, filters, in]``, ``separable_conv2d/depthwise_kernel``,
-``pointwise_kernel``, ``bias``)."""
+``pointwise_kernel``, ``bias``), ``conv1d`` and the 1-D poolings."""
 from estimator_npu.engine import dtypes, init_ops
 from estimator_npu.engine.ops import (array_ops, composites, conv_ops, math_ops, nn_extra_ops,
                                       nn_ops)
+from estimator_npu.engine.graph import get_default_graph
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
 from estimator_npu.layers.functional import (_apply_extras, _data_format, _float_inputs,
@@ -162,3 +163,37 @@ def _single(value, what):
     if isinstance(value, bool) or int(value) < 1:
         raise ValueError(f"conv1d: {what} must be a positive int, got {value!r}")
     return int(value)
+
+
+def _pooling1d(fn, default_name, inputs, pool_size, strides, padding, data_format, name):
+    x = _float_inputs(inputs, default_name)
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"{default_name}: data_format must be 'channels_last' or "
+                         f"'channels_first', got {data_format!r}")
+    if x.shape.ndims is not None and x.shape.ndims != 3:
+        raise ValueError(f"{default_name}: inputs must be 3-D [batch, width, channels], got "
+                         f"shape {x.shape}")
+    k, s = _single(pool_size, "pool_size"), _single(strides, "strides")
+    pad = _padding(padding, default_name)
+    first = data_format == "channels_first"
+    axis = 3 if first else 2  # [N, W, 1, C] / [N, C, W, 1], as TF's Pooling1D
+    ksize = [1, 1, k, 1] if first else [1, k, 1, 1]
+    stride = [1, 1, s, 1] if first else [1, s, 1, 1]
+    with get_default_graph().name_scope(name or default_name):
+        y = fn(array_ops.expand_dims(x, axis), ksize, stride, pad,
+               data_format="NCHW" if first else "NHWC")
+        return array_ops.squeeze(y, [axis])
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """1-D max pooling over ``[batch, width, channels]``; ``pool_size``/``strides`` ints."""
+    return _pooling1d(conv_ops.max_pool, "max_pooling1d", inputs, pool_size, strides, padding,
+                      data_format, name)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """1-D average pooling (``same`` windows divide by their in-bounds count)."""
+    return _pooling1d(conv_ops.avg_pool, "average_pooling1d", inputs, pool_size, strides,
+                      padding, data_format, name)

@@ -1,8 +1,9 @@
 """TF1 ops above the engine's core: special and less common elementwise math, the array
 ops of ``tf.*`` / ``tf.math`` / ``tf.image`` the engine lacks (sort, roll, space_to_depth,
-extract_image_patches, ...), segment reductions, tensor / variable scatters, ``tf.sparse_*``
-and TF1's variable utilities (``make_template``, the orthogonal
-initializer, ...). The facades (``estimator_npu``, ``math``, ``nn``, ``image``, ``sparse``)
+extract_image_patches, ...), 3-D convolution and pooling, incomplete gamma / beta and
+Bessel functions, edit distance and CTC greedy decoding, segment reductions, tensor /
+variable scatters, ``tf.sparse_*`` and TF1's variable utilities (``make_template``, the
+orthogonal initializer, ...). The facades (``estimator_npu``, ``math``, ``nn``, ``image``, ``sparse``)
 re-export them."""
 
 
@@ -12,10 +13,12 @@ def _register_op_families():
     from estimator_npu.engine import registry
     from estimator_npu.math_ops_extra import (array_extra, elementwise, more_math, scatters,
                                               segments, space_ops, sparse_ops, tensor_utils,
-                                              variable_utils)
+                                              incomplete, sequence_decode, variable_utils,
+                                              window3d)
     registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
                                 tensor_utils.OPS, segments.OPS, scatters.OPS,
-                                variable_utils.OPS, sparse_ops.OPS, more_math.OPS])
+                                variable_utils.OPS, sparse_ops.OPS, more_math.OPS,
+                                window3d.OPS, incomplete.OPS, sequence_decode.OPS])
 
 
 _register_op_families()

@@ -4,6 +4,7 @@ its gradient, and the composites built on them (``logical_xor``, ``reciprocal_no
 import numpy as np
 
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.constant_value import constant_value
 from estimator_npu.engine.ops import array_ops, math_extra_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor, stop_gradient
 from estimator_npu.engine.ops.math_ops import _binary, _unary, sum_to_like
@@ -218,7 +219,13 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     attrs = {"minlength": None if minlength is None else int(minlength),
              "maxlength": None if maxlength is None else int(maxlength),
              "dtype": out_dtype}
-    return make_tensor("Bincount", inputs, out_dtype, [None], attrs, name=name)
+    folded = constant_value(arr)  # arr from constants: TF's static length
+    n = None
+    if folded is not None and (folded.size == 0 or folded.min() >= 0):
+        n = int(folded.max()) + 1 if folded.size else 0
+        n = n if attrs["minlength"] is None else max(n, attrs["minlength"])
+        n = n if attrs["maxlength"] is None else min(n, attrs["maxlength"])
+    return make_tensor("Bincount", inputs, out_dtype, [n], attrs, name=name)
 
 
 def _bincount_kernel(op, ctx):

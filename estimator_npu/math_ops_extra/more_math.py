@@ -9,7 +9,7 @@ from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.ops.math_ops import _unary
-from estimator_npu.engine.registry import OpFamily, simple
+from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple
 from estimator_npu.math_ops_extra import elementwise, special_fns
 
 OPS = OpFamily(__name__)  # this family's op definitions (data)
@@ -109,3 +109,46 @@ def polyval(coeffs, x, name=None):
     for c in coeffs[1:]:
         out = out * x + convert_to_tensor(c, dtype=x.dtype)
     return array_ops.identity(out, name=name) if name else out
+
+
+OPS.define("NextAfter", kernel=simple(lambda x1, x2: np.nextafter(x1, x2)),
+           grad=NOT_DIFFERENTIABLE)
+
+
+def nextafter(x1, x2, name=None):
+    """The next representable value of ``x1`` towards ``x2`` (float32 / float64)."""
+    from estimator_npu.engine.ops.math_ops import _binary
+    t = _binary("NextAfter", x1, x2, name)
+    if t.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"nextafter: x1 and x2 must be float32 or float64, got {t.dtype.name}")
+    return t
+
+
+def _real_input(x, fn):
+    x = convert_to_tensor(x)
+    if x.dtype.name.startswith("complex"):
+        raise NotImplementedError(f"estimator_npu does not implement tf.math.{fn} of complex "
+                                  f"tensors (yet), got {x.dtype.name}")
+    return x
+
+
+def real(input, name=None):  # noqa: A002
+    """The real part: a real tensor itself (as TF)."""
+    return _real_input(input, "real")
+
+
+def imag(input, name=None):  # noqa: A002
+    """The imaginary part: zeros for a real tensor (as TF)."""
+    return array_ops.zeros_like(_real_input(input, "imag"), name=name)
+
+
+def conj(x, name=None):
+    """The complex conjugate: a real tensor itself (as TF)."""
+    return _real_input(x, "conj")
+
+
+def angle(input, name=None):  # noqa: A002
+    """The argument: ``pi`` where a real tensor is negative, else 0 (as TF)."""
+    x = _real_input(input, "angle")
+    return array_ops.where(math_ops.less(x, array_ops.zeros_like(x)),
+                           array_ops.ones_like(x) * np.pi, array_ops.zeros_like(x), name=name)

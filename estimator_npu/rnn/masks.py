@@ -2,6 +2,7 @@
 import numpy as np
 
 from estimator_npu.engine import dtypes as _dtypes
+from estimator_npu.engine.constant_value import constant_value
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
 
@@ -12,7 +13,9 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
     if not n.dtype.is_integer:
         raise TypeError(f"sequence_mask: lengths must be integers, got {n.dtype.name}")
     if maxlen is None:
-        maxlen = math_ops.reduce_max(n)
+        folded = constant_value(n)  # lengths from constants: a static last dim, as TF's
+        maxlen = int(folded.max()) if folded is not None and folded.size else \
+            math_ops.reduce_max(n)
     if isinstance(maxlen, (int, np.integer)):
         m = int(maxlen)                      # a static last dimension, as TF infers it
     else:

@@ -87,6 +87,9 @@ def weighted_cross_entropy_with_logits(targets=None, logits=None, pos_weight=Non
         math_ops.abs(x))) + nn_ops.relu(math_ops.negative(x))), name=name)
 
 
+from estimator_npu.engine.constant_value import constant_value  # noqa: E402
+
+
 def confusion_matrix(labels, predictions, num_classes=None, weights=None,
                      dtype=dtypes.int32, name=None):
     """``cm[i, j]`` = (weighted) count of label ``i`` predicted as ``j``."""
@@ -95,6 +98,8 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None,
     pred = array_ops.reshape(math_ops.cast(convert_to_tensor(predictions), dtypes.int32), [-1])
     if num_classes is None:
         num_classes = math_ops.maximum(math_ops.reduce_max(lab), math_ops.reduce_max(pred)) + 1
+        folded = constant_value(num_classes)  # from constants: a static shape, as TF's
+        num_classes = num_classes if folded is None else int(folded)
     n = convert_to_tensor(num_classes, dtype=dtypes.int32)
     w = array_ops.ones_like(lab, dtype=dtypes.float64) if weights is None else \
         array_ops.reshape(math_ops.cast(convert_to_tensor(weights), dtypes.float64), [-1])

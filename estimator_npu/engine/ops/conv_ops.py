@@ -445,13 +445,25 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     Raises:
         ValueError: bad padding, data_format, strides or ranks; input channels that do not
             match the filter; a window larger than a ``VALID`` input.
-        TypeError: non-float inputs.
+        TypeError: inputs neither float nor int32/int64 (integers convolve exactly, as TF).
     """
     if filter is None:
         filter = filters
     if filter is None:
         raise ValueError("Conv2D: the filter must be given (filter= or filters=)")
     attrs = _parse_conv("Conv2D", strides, padding, data_format, dilations)
+    from estimator_npu.engine import dtypes
+    from estimator_npu.engine.ops import math_ops
+    from estimator_npu.engine.ops.core import convert_to_tensor
+    xi = convert_to_tensor(input)
+    if xi.dtype in (dtypes.int32, dtypes.int64):  # TF's CPU Conv2D takes integers too
+        wi = convert_to_tensor(filter)
+        if wi.dtype != xi.dtype:
+            raise TypeError(f"Conv2D: filter dtype {wi.dtype.name} must match the input's "
+                            f"{xi.dtype.name}")
+        y = _make_conv2d(math_ops.cast(xi, dtypes.float64), math_ops.cast(wi, dtypes.float64),
+                         attrs)
+        return math_ops.cast(y, xi.dtype, name=name)
     x = float_tensor(input, "Conv2D", "input")
     w = float_tensor(filter, "Conv2D", "filter", dtype=x.dtype)
     check_rank4(x, "Conv2D", "input")

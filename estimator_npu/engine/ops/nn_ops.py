@@ -27,12 +27,20 @@ def _unary(op_type, x, name, **attrs):
 
 
 # ------------------------------------------------------------------ activations
+def _real_unary(op_type, x, name):
+    """Relu / Relu6 also take integer tensors, as TF's kernels do."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_integer:
+        return make_tensor(op_type, [x], x.dtype, x.shape, {}, name=name)
+    return _unary(op_type, x, name)
+
+
 def relu(features, name=None):
-    return _unary("Relu", features, name)
+    return _real_unary("Relu", features, name)
 
 
 def relu6(features, name=None):
-    return _unary("Relu6", features, name)
+    return _real_unary("Relu6", features, name)
 
 
 def leaky_relu(features, alpha=0.2, name=None):
@@ -218,16 +226,10 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
     return op.outputs[0]
 
 
-def _named_only(fn, sentinel):
-    if sentinel is not None:   # TF 0.x's positional (logits, labels): TF1's ValueError
-        raise ValueError(f"Only call `{fn}` with named arguments (labels=..., logits=..., "
-                         f"...); TF 0.x's positional order (logits, labels) is not TF1's")
-
-
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
-                                      name=None, axis=None):
+# TF 2.15's compat.v1 cross entropies take (labels, logits) positionally (TF1's _sentinel
+# is gone); TF 0.x's (logits, labels) order silently means the other thing there too.
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
     """TF1's (deprecated) version: gradients do not flow into ``labels``."""
-    _named_only("softmax_cross_entropy_with_logits", _sentinel)
     from estimator_npu.engine.ops.core import stop_gradient
     return softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels), logits=logits,
                                                 axis=dim if axis is None else axis, name=name)
@@ -308,10 +310,8 @@ def _xent_kernel_factory(op, ctx):
 OPS.define("SoftmaxCrossEntropyWithLogits", kernel=_xent_kernel_factory, grad=_xent_grad)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
-                                             name=None):
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Cross entropy with integer class ``labels`` (shape of ``logits`` minus the last dim)."""
-    _named_only("sparse_softmax_cross_entropy_with_logits", _sentinel)
     if labels is None or logits is None:
         raise ValueError("sparse_softmax_cross_entropy_with_logits requires labels= and "
                          "logits=")
@@ -382,9 +382,8 @@ OPS.define("SparseSoftmaxCrossEntropyWithLogits", kernel=_sparse_xent_kernel_fac
            grad=_sparse_xent_grad)
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """``max(x, 0) - x * z + log(1 + exp(-|x|))``, the stable form TF uses."""
-    _named_only("sigmoid_cross_entropy_with_logits", _sentinel)
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be "
                          "provided")

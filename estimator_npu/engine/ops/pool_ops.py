@@ -77,10 +77,10 @@ def _pool_2x2(x, y, masks):
         ht, hb, vt = (m[a:b].reshape(-1, ow, c) for m in masks)
         np.greater_equal(v[:, 0, :, 0], v[:, 0, :, 1], out=ht)
         np.greater_equal(v[:, 1, :, 0], v[:, 1, :, 1], out=hb)
-        top, bottom = np.maximum(v[:, 0, :, 0], v[:, 0, :, 1]), np.maximum(v[:, 1, :, 0],
-                                                                          v[:, 1, :, 1])
+        top, bottom = np.fmax(v[:, 0, :, 0], v[:, 0, :, 1]), np.fmax(v[:, 1, :, 0],
+                                                                    v[:, 1, :, 1])
         np.greater_equal(top, bottom, out=vt)
-        np.maximum(top, bottom, out=y[a:b].reshape(-1, ow, c))
+        np.fmax(top, bottom, out=y[a:b].reshape(-1, ow, c))
     _batch_split(n, 4 * oh * ow * c, part)
 
 
@@ -124,7 +124,7 @@ def _max_pool_kernel(op, ctx, pairing=None):
                     if i == 0 and j == 0:
                         np.copyto(o, win)
                     else:
-                        np.maximum(o, win, out=o)
+                        np.fmax(o, win, out=o)  # TF skips NaNs (maxpool_nan)
         _batch_split(n, h * w * c, part)
         return out
     return max_pool

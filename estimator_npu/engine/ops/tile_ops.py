@@ -33,10 +33,26 @@ def _pad_kernel(op, ctx):
     return lambda x: np.pad(x, pads, mode=mode.lower())
 
 
+def _mirror_fold(dy, pads, mode):
+    """The adjoint of REFLECT / SYMMETRIC padding: each padded cell's gradient added to the
+    input cell it mirrors."""
+    g = np.array(dy)
+    for axis, (a, b) in enumerate(pads):
+        n = g.shape[axis] - a - b
+        g = np.moveaxis(g, axis, 0)
+        core = g[a:a + n].copy()
+        shift = 0 if mode == "SYMMETRIC" else 1
+        np.add.at(core, a - 1 - np.arange(a) + shift, g[:a])
+        np.add.at(core, n - 1 - np.arange(b) - shift, g[a + n:])
+        g = np.moveaxis(core, 0, axis)
+    return g
+
+
 def _pad_grad(op, dy):
-    if op.attrs["mode"] != "CONSTANT":
-        raise LookupError("Gradient of REFLECT/SYMMETRIC pad is not implemented")
     pads = op.attrs["pads"]
+    if op.attrs["mode"] != "CONSTANT":
+        return [make_tensor("MirrorPadGrad", [dy], dy.dtype, op.inputs[0].shape, dict(
+            op.attrs))]
     begin = [a for a, _ in pads]
     size = [-1 if d is None else d for d in op.inputs[0].shape.values] \
         if op.inputs[0].shape.is_fully_defined() else None
@@ -47,6 +63,9 @@ def _pad_grad(op, dy):
 
 
 OPS.define("Pad", kernel=_pad_kernel, grad=_pad_grad)
+OPS.define("MirrorPadGrad", kernel=lambda op, ctx: (lambda dy: _mirror_fold(
+    dy, op.attrs["pads"], op.attrs["mode"])), grad=lambda op, g: [pad(
+        g, op.attrs["pads"], op.attrs["mode"])])
 OPS.define("Unpad", kernel=lambda op, ctx: (lambda x, _p=op.attrs["pads"]: x[tuple(
     slice(a, x.shape[i] - b) for i, (a, b) in enumerate(_p))]),
     grad=lambda op, dy: [pad(dy, op.attrs["pads"])], may_alias=True)
