@@ -6,24 +6,12 @@ op under test sits in the forward graph and is itself differentiated (its gradie
 again a convolution or a pooling op). Max-pool inputs are distinct values well apart, so
 no window has a tie within the finite-difference step.
 """
-import numpy as np
 
 import estimator_npu as tf
-from op_spec_tools import case_list, normal
+from op_spec_tools import case_list, normal, pool_gradient_builds, spread, spread_and_normal
 
 CASES, case = case_list()
 
-
-def spread(*shapes):
-    """Distinct values at least ~0.2 apart (no ties in any max-pool window)."""
-    def make(rng):
-        out = []
-        for s in shapes:
-            n = int(np.prod(s))
-            out.append(((rng.permutation(n) - n / 2) * 0.25 +
-                        rng.uniform(-0.02, 0.02, n)).reshape(s))
-        return out
-    return make
 
 
 def _strides(s, nchw):
@@ -122,23 +110,9 @@ for _cid, _xs, _k, _s, _pad, _nchw, _opts in POOL_GEOMETRIES:
     case("MaxPool", _cid, _mp, spread(_xs), **_opts)
     case("AvgPool", _cid, _ap, normal(_xs), **_opts)
 
-    # d(max_pool)/dx at x with cotangent c: MaxPoolGrad(x, max_pool(x), c).
-    def _mpg(x, c, mp=_mp):
-        return tf.gradients(mp(x), x, grad_ys=c)[0]
-
-    # The gradient of MaxPoolGrad with respect to its cotangent: MaxPoolGradGrad(x, y, g).
-    def _mpgg(x, g, mp=_mp, ys=_ys):
-        c = tf.zeros(ys, dtype=tf.float64)
-        return tf.gradients(_mpg(x, c, mp), c, grad_ys=g)[0]
-
-    def _apg(c, ap=_ap, xs=_xs):
-        x = tf.zeros(list(xs), dtype=tf.float64)
-        return tf.gradients(ap(x), x, grad_ys=c)[0]
-
-    def _spread_and_normal(a, b):
-        return lambda rng: spread(a)(rng) + normal(b)(rng)
+    _mpg, _mpgg, _apg = pool_gradient_builds(tf, _mp, _ap, _xs, _ys)
 
     _o2 = {k: v for k, v in _opts.items() if k == "order"}
-    case("MaxPoolGrad", _cid, _mpg, _spread_and_normal(_xs, _ys), **_o2)
-    case("MaxPoolGradGrad", _cid, _mpgg, _spread_and_normal(_xs, _xs), **_o2)
+    case("MaxPoolGrad", _cid, _mpg, spread_and_normal(_xs, _ys), **_o2)
+    case("MaxPoolGradGrad", _cid, _mpgg, spread_and_normal(_xs, _xs), **_o2)
     case("AvgPoolGrad", _cid, _apg, normal(_ys), **_o2)

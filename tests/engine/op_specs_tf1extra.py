@@ -6,27 +6,10 @@ building ``tf.gradients`` inside ``build``; max-pool inputs are distinct values 
 import numpy as np
 
 import estimator_npu as tf
+from op_spec_tools import case_list, normal, pool_gradient_builds, spread, spread_and_normal
 
-CASES = []
+CASES, case = case_list()
 
-
-def case(op_type, case_id, build, make_inputs, **options):
-    CASES.append((op_type, case_id, build, make_inputs, options))
-
-
-def normal(*shapes):
-    return lambda rng: [rng.standard_normal(s) for s in shapes]
-
-
-def spread(*shapes):
-    def make(rng):
-        out = []
-        for s in shapes:
-            n = int(np.prod(s))
-            out.append(((rng.permutation(n) - n / 2) * 0.25 +
-                        rng.uniform(-0.02, 0.02, n)).reshape(s))
-        return out
-    return make
 
 
 def _out(n, k, s, pad):
@@ -95,24 +78,12 @@ for _cid, _xs, _k, _s, _pad, _nchw in POOL3D:
     def _ap(x, ks=_ks, st=_st, pad=_pad, fmt=_fmt):
         return tf.nn.avg_pool3d(x, ks, st, pad, data_format=fmt)
 
-    def _mpg(x, c, mp=_mp):
-        return tf.gradients(mp(x), x, grad_ys=c)[0]
-
-    def _mpgg(x, g, mp=_mp, ys=_ys):
-        c = tf.zeros(ys, dtype=tf.float64)
-        return tf.gradients(_mpg(x, c, mp), c, grad_ys=g)[0]
-
-    def _apg(c, ap=_ap, xs=_xs):
-        x = tf.zeros(list(xs), dtype=tf.float64)
-        return tf.gradients(ap(x), x, grad_ys=c)[0]
-
-    def _spread_and_normal(a, b):
-        return lambda rng: spread(a)(rng) + normal(b)(rng)
+    _mpg, _mpgg, _apg = pool_gradient_builds(tf, _mp, _ap, _xs, _ys)
 
     case("MaxPool3D", _cid, _mp, spread(_xs), order=2)
     case("AvgPool3D", _cid, _ap, normal(_xs), order=2)
-    case("MaxPool3DGrad", _cid, _mpg, _spread_and_normal(_xs, _ys), order=2)
-    case("MaxPool3DGradGrad", _cid, _mpgg, _spread_and_normal(_xs, _xs), order=2)
+    case("MaxPool3DGrad", _cid, _mpg, spread_and_normal(_xs, _ys), order=2)
+    case("MaxPool3DGradGrad", _cid, _mpgg, spread_and_normal(_xs, _xs), order=2)
     case("AvgPool3DGrad", _cid, _apg, normal(_ys), order=2)
 
 
