@@ -251,15 +251,21 @@ def _true_getter(name, shape=None, dtype=None, initializer=None, regularizer=Non
         shape = None
     if trainable is None:
         trainable = True
-    # The variable is named by its full scope path, independent of name scopes.
+    return _stored_var(g, full, initial, trainable, collections, dt, validate_shape,
+                       constraint, regularizer)
+
+
+def _stored_var(g, full, initial, trainable, collections, dt, validate_shape, constraint,
+                regularizer):
+    """A new variable named by its full scope path (independent of name scopes), in the
+    graph's variable store, its regularizer's loss collected."""
     with g.name_scope(None):
         v = _make_var(g, full, initial, trainable, collections, dt, validate_shape,
                       constraint)
-    store[full] = v
-    reg = regularizer
-    if reg is not None:
+    g._var_store[full] = v
+    if regularizer is not None:
         with g.name_scope(full + "/Regularizer/"):
-            loss = reg(v)
+            loss = regularizer(v)
         if loss is not None:
             g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     return v
@@ -282,22 +288,13 @@ def _partitioned(g, full, shape, dt, init, partitioner, trainable, collections, 
                          f"defined shape, got {shp}")
     if isinstance(init, type):
         init = init()
-    store = g._var_store
 
     def make_part(name, initial):
-        with g.name_scope(None):
-            v = _make_var(g, name, initial, True if trainable is None else trainable,
-                          collections, dt, validate_shape, constraint)
-        store[name] = v
-        if regularizer is not None:
-            with g.name_scope(name + "/Regularizer/"):
-                loss = regularizer(v)
-            if loss is not None:
-                g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
-        return v
+        return _stored_var(g, name, initial, True if trainable is None else trainable,
+                           collections, dt, validate_shape, constraint, regularizer)
     partitions = partitioner(shape=shp, dtype=dt)
     pv = partitioned.make_partitioned(full, shp.as_list(), dt, init, partitions, make_part)
-    store[full] = pv
+    g._var_store[full] = pv
     return pv
 
 
