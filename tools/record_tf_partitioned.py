@@ -22,35 +22,18 @@ import os
 import shutil
 import sys
 
-import numpy as np
 import tensorflow.compat.v1 as tf
+
+from _cases import load
 
 tf.disable_v2_behavior()
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "tests", "train", "golden_tf", "partitioned")
 
 
-def full_value(shape):
-    n = int(np.prod(shape))
-    return ((np.arange(n, dtype=np.float64) * 0.37) % 3.0 - 1.5).reshape(shape)
-
-
-def init(shape, dtype=None, partition_info=None):
-    """The part of ``full_value(full shape)`` at the part's offset."""
-    full = partition_info.full_shape if partition_info is not None else shape
-    offset = partition_info.var_offset if partition_info is not None else [0] * len(shape)
-    idx = tuple(slice(o, o + s) for o, s in zip(offset, shape))
-    return tf.constant(full_value(full)[idx], dtype=dtype or tf.float32)
-
-
-def parts_of(pv):
-    out = []
-    for v in pv:
-        info = v._save_slice_info
-        out.append({"name": v.op.name, "shape": v.shape.as_list(), "spec": info.spec,
-                    "full_name": info.full_name, "full_shape": info.full_shape,
-                    "var_offset": info.var_offset, "var_shape": info.var_shape})
-    return out
+CASE = load("tests/train/partitioned_case.py")
+full_value, parts_of = CASE.full_value, CASE.parts_of
+init = CASE.initializer(tf)
 
 
 def files(d):
@@ -65,15 +48,7 @@ def main():
     g = tf.Graph()
     with g.as_default():
         step = tf.train.get_or_create_global_step()
-        emb = tf.get_variable("emb", [10, 4], initializer=init,
-                              partitioner=tf.fixed_size_partitioner(3))
-        with tf.variable_scope("dense"):
-            w = tf.get_variable("w", [4, 6], initializer=init,
-                                partitioner=tf.fixed_size_partitioner(2, axis=1))
-        mm = tf.get_variable("mm", [10, 4], initializer=init,
-                             partitioner=tf.min_max_variable_partitioner(4, min_slice_size=64))
-        axis = tf.get_variable("axis", [10, 4], initializer=init,
-                               partitioner=tf.variable_axis_size_partitioner(48))
+        emb, w, mm, axis = CASE.variables(tf)
         with tf.variable_scope("", reuse=True):
             again = tf.get_variable("emb", [10, 4], partitioner=tf.fixed_size_partitioner(3))
         facts["reuse_is_same"] = again is emb

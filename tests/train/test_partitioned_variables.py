@@ -2,6 +2,7 @@
 tools/record_tf_partitioned.py): the parts, PartitionedVariable, embedding lookups, slots,
 the checkpoint layout (slices), restoring into another partitioning, and the data files of
 Saver(sharded=True)."""
+import importlib.util
 import json
 import os
 
@@ -17,31 +18,23 @@ with open(os.path.join(GOLDEN, "facts.json")) as _f:
     FACTS = json.load(_f)
 
 
-def full_value(shape):
-    n = int(np.prod(shape))
-    return ((np.arange(n, dtype=np.float64) * 0.37) % 3.0 - 1.5).reshape(shape)
+def _load_case():
+    spec = importlib.util.spec_from_file_location(
+        "partitioned_case", os.path.join(os.path.dirname(__file__), "partitioned_case.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def init(shape, dtype=None, partition_info=None):
-    """The recorder's initializer: the part of ``full_value`` at the part's offset."""
-    full = partition_info.full_shape if partition_info is not None else shape
-    offset = partition_info.var_offset if partition_info is not None else [0] * len(shape)
-    idx = tuple(slice(o, o + s) for o, s in zip(offset, shape))
-    return tf.constant(full_value(full)[idx], dtype=dtype or tf.float32)
+CASE = _load_case()
+full_value, parts_of = CASE.full_value, CASE.parts_of
+init = CASE.initializer(tf)
 
 
 def build():
     """The recorder's model: four partitioned variables, lookups, one Adagrad step."""
     step = tf.train.get_or_create_global_step()
-    emb = tf.get_variable("emb", [10, 4], initializer=init,
-                          partitioner=tf.fixed_size_partitioner(3))
-    with tf.variable_scope("dense"):
-        w = tf.get_variable("w", [4, 6], initializer=init,
-                            partitioner=tf.fixed_size_partitioner(2, axis=1))
-    mm = tf.get_variable("mm", [10, 4], initializer=init,
-                         partitioner=tf.min_max_variable_partitioner(4, min_slice_size=64))
-    axis = tf.get_variable("axis", [10, 4], initializer=init,
-                           partitioner=tf.variable_axis_size_partitioner(48))
+    emb, w, mm, axis = CASE.variables(tf)
     ids = tf.constant(FACTS["lookup_ids"])
     look = {s: tf.nn.embedding_lookup(emb, ids, partition_strategy=s) for s in ("mod", "div")}
     look["default"] = tf.nn.embedding_lookup(emb, ids)
@@ -50,13 +43,6 @@ def build():
     train = tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=step)
     return {"emb": emb, "dense/w": w, "mm": mm, "axis": axis}, look, train
 
-
-def _parts(pv):
-    return [{"name": v.op.name, "shape": v.shape.as_list(), "spec": v._save_slice_info.spec,
-             "full_name": v._save_slice_info.full_name,
-             "full_shape": v._save_slice_info.full_shape,
-             "var_offset": v._save_slice_info.var_offset,
-             "var_shape": v._save_slice_info.var_shape} for v in pv]
 
 
 def _entries(path):
@@ -74,7 +60,7 @@ def _entries(path):
 def test_parts_names_collections_and_attributes_as_tf():
     with tf.Graph().as_default():
         pvs, _, _ = build()
-        assert {n: _parts(pv) for n, pv in pvs.items()} == FACTS["partitioned"]
+        assert {n: parts_of(pv) for n, pv in pvs.items()} == FACTS["partitioned"]
         assert [v.op.name for v in tf.global_variables()] == FACTS["global_variables"]
         assert [v.op.name for v in tf.trainable_variables()] == FACTS["trainable_variables"]
         emb = pvs["emb"]
