@@ -21,7 +21,7 @@ import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops
-from estimator_npu.engine.ops._spatial import dim, shape_of, sizes_tensor
+from estimator_npu.engine.ops._spatial import conv_gradients, dim, shape_of
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.registry import OpFamily
 from estimator_npu.engine.shape import TensorShape
@@ -246,22 +246,7 @@ def _make_filter(x, sizes, dy, attrs, shape, name=None):
                        dict(attrs), name=name or "Conv3DBackpropFilterV2")
 
 
-def _conv_grad(op, dy):
-    x, w = op.inputs
-    return [_make_input(shape_of(x), w, dy, op.attrs, _rank5(x.shape)),
-            _make_filter(x, shape_of(w), dy, op.attrs, _rank5(w.shape))]
-
-
-def _input_grad(op, g):
-    _, w, dy = op.inputs
-    return [None, _make_filter(g, shape_of(w), dy, op.attrs, _rank5(w.shape)),
-            _make_conv(g, w, op.attrs)]
-
-
-def _filter_grad(op, g):
-    x, _, dy = op.inputs
-    return [_make_input(shape_of(x), g, dy, op.attrs, _rank5(x.shape)), None,
-            _make_conv(x, g, op.attrs)]
+_conv_grad, _input_grad, _filter_grad = conv_gradients(_make_conv, _make_input, _make_filter, 5)
 
 
 OPS.define("Conv3D", kernel=_conv_kernel, grad=_conv_grad)

@@ -240,3 +240,29 @@ def window(a, i, j, out_hw, strides, dilations):
     (oh, ow), (sh, sw), (dh, dw) = out_hw, strides, dilations
     r, c = i * dh, j * dw
     return a[:, r:r + (oh - 1) * sh + 1:sh, c:c + (ow - 1) * sw + 1:sw]
+
+
+def conv_gradients(make_conv, make_input, make_filter, rank):
+    """The gradient functions ``(conv, backprop input, backprop filter)`` of a convolution
+    family of ``rank``-D operands, from its three tensor makers (``make_conv(x, w, attrs)``,
+    ``make_input(sizes, w, dy, attrs, shape)``, ``make_filter(x, sizes, dy, attrs, shape)``).
+    The operands keep their rank whatever their static shape says (TF infers
+    ``[?, ?, ?, ?]``)."""
+    def fixed(shape):
+        return shape if shape.ndims is not None else TensorShape([None] * rank)
+
+    def conv_grad(op, dy):
+        x, w = op.inputs
+        return [make_input(shape_of(x), w, dy, op.attrs, fixed(x.shape)),
+                make_filter(x, shape_of(w), dy, op.attrs, fixed(w.shape))]
+
+    def input_grad(op, g):
+        _, w, dy = op.inputs
+        return [None, make_filter(g, shape_of(w), dy, op.attrs, fixed(w.shape)),
+                make_conv(g, w, op.attrs)]
+
+    def filter_grad(op, g):
+        x, _, dy = op.inputs
+        return [make_input(shape_of(x), g, dy, op.attrs, fixed(x.shape)), None,
+                make_conv(x, g, op.attrs)]
+    return conv_grad, input_grad, filter_grad

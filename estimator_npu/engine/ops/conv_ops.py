@@ -31,9 +31,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from estimator_npu.engine import threads
-from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, compute_dtype, float_tensor,
-                                               from_nhwc, geometry, nhwc, nhwc_shape, padded,
-                                               parse_data_format, parse_hw, parse_padding, shape_of,
+from estimator_npu.engine.ops._spatial import (Scratch, check_rank4, compute_dtype,
+                                               conv_gradients, float_tensor, from_nhwc,
+                                               geometry, nhwc, nhwc_shape, padded,
+                                               parse_data_format, parse_hw, parse_padding,
                                                sizes_tensor, split_shape, static_out_hw)
 from estimator_npu.engine.ops.core import make_tensor
 from estimator_npu.engine.ops.pool_ops import avg_pool, avg_pool2d, max_pool, max_pool2d
@@ -384,27 +385,8 @@ def _make_backprop_filter(x, sizes, dy, attrs, shape, name=None):
                        name=name or "Conv2DBackpropFilter")
 
 
-def _rank4(shape):
-    """Conv operands are 4-D whatever their static shape says (TF infers ``[?, ?, ?, ?]``)."""
-    return shape if shape.ndims is not None else TensorShape([None] * 4)
-
-
-def _conv2d_grad(op, dy):
-    x, w = op.inputs
-    return [_make_backprop_input(shape_of(x), w, dy, op.attrs, _rank4(x.shape)),
-            _make_backprop_filter(x, shape_of(w), dy, op.attrs, _rank4(w.shape))]
-
-
-def _backprop_input_grad(op, g):
-    _, w, dy = op.inputs
-    return [None, _make_backprop_filter(g, shape_of(w), dy, op.attrs, _rank4(w.shape)),
-            _make_conv2d(g, w, op.attrs)]
-
-
-def _backprop_filter_grad(op, g):
-    x, _, dy = op.inputs
-    return [_make_backprop_input(shape_of(x), g, dy, op.attrs, _rank4(x.shape)), None,
-            _make_conv2d(x, g, op.attrs)]
+_conv2d_grad, _backprop_input_grad, _backprop_filter_grad = conv_gradients(
+    _make_conv2d, _make_backprop_input, _make_backprop_filter, 4)
 
 
 OPS.define("Conv2D", kernel=_conv2d_kernel, grad=_conv2d_grad)
