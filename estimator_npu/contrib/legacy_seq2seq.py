@@ -12,21 +12,30 @@ Every sequence is a Python list with one ``[batch, ...]`` tensor per time step, 
 - ``basic_rnn_seq2seq``: ``static_rnn`` over the encoder inputs with a copy of ``cell``,
   then ``rnn_decoder`` from the encoder's final state; ``tied_rnn_seq2seq`` shares the
   cell's variables between both halves.
+- ``embedding_rnn_decoder`` / ``embedding_rnn_seq2seq``: integer symbols in, embedded by an
+  ``embedding`` variable (the encoder through ``EmbeddingWrapper``); the decoder's cell gets
+  an ``OutputProjectionWrapper`` to ``num_decoder_symbols`` logits unless
+  ``output_projection=(W, b)`` is given; ``feed_previous=True`` feeds the embedding of each
+  step's argmax symbol to the next step (a Python bool only).
 
-The embedding and attention models (``embedding_*``, ``attention_decoder``,
-``model_with_buckets``) are not here.
+The attention models (``attention_decoder``, ``embedding_attention_*``) and
+``model_with_buckets`` are not here.
 """
 import copy
 
 from estimator_npu.compat.missing import module_getattr as _module_getattr
+from estimator_npu.contrib.rnn_wrappers import EmbeddingWrapper, OutputProjectionWrapper
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import name_scope
 from estimator_npu.engine.ops import array_ops, math_ops, nn_ops
-from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.engine.ops.core import convert_to_tensor, stop_gradient
 from estimator_npu.engine.variable_scope import get_variable_scope, variable_scope
+from estimator_npu.engine.variable_scope import get_variable
+from estimator_npu.partition.embedding import embedding_lookup
 from estimator_npu.rnn.dynamic import static_rnn
 
-__all__ = ["basic_rnn_seq2seq", "rnn_decoder", "sequence_loss", "sequence_loss_by_example",
+__all__ = ["basic_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
+           "rnn_decoder", "sequence_loss", "sequence_loss_by_example",
            "tied_rnn_seq2seq"]
 
 
@@ -119,6 +128,67 @@ def tied_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, loop_function=None,
         get_variable_scope().reuse_variables()
         return rnn_decoder(decoder_inputs, enc_state, cell, loop_function=loop_function,
                            scope=scope)
+
+
+def _argmax_and_embed(embedding, output_projection, update_embedding):
+    def loop_function(prev, _):
+        if output_projection is not None:
+            prev = nn_ops.bias_add(math_ops.matmul(prev, output_projection[0]),
+                                   output_projection[1])
+        emb = embedding_lookup(embedding, math_ops.argmax(prev, 1))
+        return emb if update_embedding else stop_gradient(emb)
+    return loop_function
+
+
+def _feed_previous(feed_previous, fn):
+    if not isinstance(feed_previous, bool):
+        raise NotImplementedError(f"{fn}: feed_previous must be a Python bool here (a "
+                                  f"boolean tensor, which TF1 turns into a tf.cond over two "
+                                  f"decoders, is not implemented yet)")
+    return feed_previous
+
+
+def embedding_rnn_decoder(decoder_inputs, initial_state, cell, num_symbols, embedding_size,
+                          output_projection=None, feed_previous=False,
+                          update_embedding_for_previous=True, scope=None):
+    """``rnn_decoder`` over the embeddings of integer ``decoder_inputs`` (``[batch]``
+    each); ``(outputs, state)``."""
+    fn = "embedding_rnn_decoder"
+    decoder_inputs = _as_list(decoder_inputs, "decoder_inputs", fn)
+    feed_previous = _feed_previous(feed_previous, fn)
+    with variable_scope(scope or "embedding_rnn_decoder"):
+        if output_projection is not None:
+            w, b = (convert_to_tensor(t) for t in output_projection)
+            if w.shape.ndims == 2 and w.shape.values[1] not in (None, num_symbols):
+                raise ValueError(f"{fn}: output_projection's weights must be [?, "
+                                 f"{num_symbols}], got shape {w.shape}")
+            output_projection = (w, b)
+        embedding = get_variable("embedding", [num_symbols, embedding_size])
+        loop = (_argmax_and_embed(embedding, output_projection, update_embedding_for_previous)
+                if feed_previous else None)
+        emb = [embedding_lookup(embedding, i) for i in decoder_inputs]
+        return rnn_decoder(emb, initial_state, cell, loop_function=loop)
+
+
+def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symbols,
+                          num_decoder_symbols, embedding_size, output_projection=None,
+                          feed_previous=False, dtype=None, scope=None):
+    """Embedded encoder (a copy of ``cell`` in an ``EmbeddingWrapper``) and
+    ``embedding_rnn_decoder``; the outputs are ``num_decoder_symbols`` logits per step
+    (``cell``'s outputs when ``output_projection`` is given)."""
+    fn = "embedding_rnn_seq2seq"
+    feed_previous = _feed_previous(feed_previous, fn)
+    with variable_scope(scope or "embedding_rnn_seq2seq"):
+        dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+        enc_cell = EmbeddingWrapper(copy.deepcopy(cell), embedding_classes=num_encoder_symbols,
+                                    embedding_size=embedding_size)
+        _, enc_state = static_rnn(enc_cell, _as_list(encoder_inputs, "encoder_inputs", fn),
+                                  dtype=dtype)
+        if output_projection is None:
+            cell = OutputProjectionWrapper(cell, num_decoder_symbols)
+        return embedding_rnn_decoder(decoder_inputs, enc_state, cell, num_decoder_symbols,
+                                     embedding_size, output_projection=output_projection,
+                                     feed_previous=feed_previous)
 
 
 __getattr__ = _module_getattr(__name__)

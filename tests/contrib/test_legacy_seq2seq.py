@@ -124,3 +124,42 @@ def test_bad_inputs_are_named():
             s2s.sequence_loss_by_example(tf.zeros([2, 3]), [[0, 1]], [[1., 1.]])
     with pytest.raises(AttributeError, match="does not implement"):
         s2s.embedding_attention_seq2seq  # noqa: B018
+
+
+def test_embedding_rnn_seq2seq_variables_and_feed_previous():
+    """Variable names and shapes as TF1 makes them; with ``feed_previous`` the decoder's
+    later inputs are the embeddings of the previous steps' argmax symbols, so its given
+    inputs after the first do not matter."""
+    rng = np.random.default_rng(4)
+    enc = [rng.integers(0, 6, size=2).astype(np.int32) for _ in range(3)]
+    dec = [rng.integers(0, 5, size=2).astype(np.int32) for _ in range(3)]
+    for feed in (False, True):
+        with tf.Graph().as_default(), tf.Session() as s:
+            tf.set_random_seed(1)
+            dp = [tf.placeholder(tf.int32, [None]) for _ in dec]
+            outs, state = s2s.embedding_rnn_seq2seq(
+                enc, dp, tf.nn.rnn_cell.BasicLSTMCell(4), num_encoder_symbols=6,
+                num_decoder_symbols=5, embedding_size=3, feed_previous=feed)
+            names = {v.name: v.shape.as_list() for v in tf.trainable_variables()}
+            assert names == {
+                "embedding_rnn_seq2seq/rnn/embedding_wrapper/embedding:0": [6, 3],
+                "embedding_rnn_seq2seq/rnn/embedding_wrapper/basic_lstm_cell/kernel:0": [7, 16],
+                "embedding_rnn_seq2seq/rnn/embedding_wrapper/basic_lstm_cell/bias:0": [16],
+                "embedding_rnn_seq2seq/embedding_rnn_decoder/embedding:0": [5, 3],
+                "embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/"
+                "output_projection_wrapper/basic_lstm_cell/kernel:0": [7, 16],
+                "embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/"
+                "output_projection_wrapper/basic_lstm_cell/bias:0": [16],
+                "embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/"
+                "output_projection_wrapper/kernel:0": [4, 5],
+                "embedding_rnn_seq2seq/embedding_rnn_decoder/rnn_decoder/"
+                "output_projection_wrapper/bias:0": [5]}, names
+            assert [o.shape.as_list() for o in outs] == [[2, 5]] * 3
+            loss = s2s.sequence_loss(outs, dec, [np.ones(2, np.float32)] * 3)
+            grads = tf.gradients(loss, tf.trainable_variables())
+            assert all(g is not None for g in grads)
+            s.run(tf.global_variables_initializer())
+            a = s.run(outs, dict(zip(dp, dec)))
+            b = s.run(outs, dict(zip(dp, [dec[0]] + [(d + 1) % 5 for d in dec[1:]])))
+        np.testing.assert_array_equal(a[0], b[0])
+        assert np.array_equal(a[2], b[2]) == feed
