@@ -6,12 +6,13 @@ Order, lowest first::
     engine                          graph, ops, gradients, session
     core, distribute                protobuf import-path shim; collectives
     data, train, rnn, losses,      input pipelines; optimizers, checkpoints, summaries; RNN cells;
-    layers, images                  tf.losses; tf.layers functions and classes; tf.image transforms
+    images                          tf.losses; tf.image transforms
     sampling, clustering            candidate samplers, nce_loss / sampled_softmax_loss; k-means
     math_ops_extra, linalg,         tf.math / array / segment / scatter ops the engine lacks;
     partition                       tf.linalg; dynamic_partition/stitch, sharded embeddings
     device, lookup, checks,         the device loop (iterations_per_loop); tf.lookup tables;
-    queues                          tf.Print / tf.Assert / tf.assert_*; TF1 queue input
+    queues, layers                  tf.Print / tf.Assert / tf.assert_*; TF1 queue input;
+                                    tf.layers functions and classes
     hooks                           SessionRunHook protocol, built-in hooks, monitored sessions
     estimator                       Estimator, RunConfig, metrics
     npu, mixed_precision            npu_bridge-named facades
@@ -32,7 +33,11 @@ RANKS = {
     "errors": 0, "utils": 0, "datasets": 0,
     "engine": 1,
     "core": 2, "distribute": 2,
-    "data": 3, "train": 3, "rnn": 3, "losses": 3, "layers": 3, "images": 3, "sampling": 3,
+    "data": 3, "train": 3, "rnn": 3, "losses": 3, "images": 3, "sampling": 3,
+    # tf.layers: the 3-D layers (conv3d, max_pooling3d, ...) wrap math_ops_extra's
+    # tf.nn.conv3d / max_pool3d / avg_pool3d, so layers sits above math_ops_extra (rank 3);
+    # nothing at rank 3 or 4 imports layers.
+    "layers": 4,
     "clustering": 3,
     "device": 4,
     "lookup": 4,  # tf.lookup tables: OOV buckets hash with feature_column's Fingerprint64

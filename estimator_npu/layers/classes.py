@@ -1,6 +1,6 @@
 """The TF1 layer classes (``tf.layers.Dense``, ``Conv2D``, ...): each stores its
 arguments and applies the matching function in its own variable scope (see ``base``)."""
-from estimator_npu.layers import conv_extra, functional
+from estimator_npu.layers import conv3d, conv_extra, functional
 from estimator_npu.layers.base import Layer
 
 
@@ -80,6 +80,25 @@ class Conv2DTranspose(_ConvBase):
     _fn = staticmethod(conv_extra.conv2d_transpose)
 
 
+class Conv3D(_ConvBase):
+    _default_name = "conv3d"
+    _fn = staticmethod(conv3d.conv3d)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1, 1), **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format,
+                         dilation_rate=dilation_rate, **kwargs)
+
+
+class Conv3DTranspose(_ConvBase):
+    _default_name = "conv3d_transpose"
+    _fn = staticmethod(conv3d.conv3d_transpose)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format, **kwargs)
+
+
 class _Pooling2D(Layer):
     _fn = None
 
@@ -112,6 +131,16 @@ class MaxPooling1D(_Pooling2D):
 class AveragePooling1D(_Pooling2D):
     _default_name = "average_pooling1d"
     _fn = staticmethod(conv_extra.average_pooling1d)
+
+
+class MaxPooling3D(_Pooling2D):
+    _default_name = "max_pooling3d"
+    _fn = staticmethod(conv3d.max_pooling3d)
+
+
+class AveragePooling3D(_Pooling2D):
+    _default_name = "average_pooling3d"
+    _fn = staticmethod(conv3d.average_pooling3d)
 
 
 class Flatten(Layer):

@@ -43,7 +43,8 @@ def test_rows_are_run_and_classified(tmp_path):
              "\t".join(["ok", "me/demo", "c0", "ok.py", "",
                         "steps = 1000=>steps = 7 ;; DATA_FILE=>{data}/words.txt", "", ""]),
              "\t".join(["gone", "me/demo", "c0", "gone.py", "", "", "", ""]),
-             "\t".join(["bad", "me/demo", "c0", "bad.py", "", "", "", ""])]
+             "\t".join(["bad", "me/demo", "c0", "bad.py", "", "", "", ""]),
+             "\t".join(["absent", "me/other", "c0", "x.py", "", "", "pass", "ran before"])]
     manifest.write_text("\n".join(lines) + "\n")
     rc.main([str(manifest), "--src", str(tmp_path / "src"), "--work", str(tmp_path / "work"),
              "--data", str(data), "--timeout", "120", "--write-status"])
@@ -55,9 +56,11 @@ def test_rows_are_run_and_classified(tmp_path):
     assert "does not implement tf.contrib.tensor_forest" in rows["gone"]["note"]
     assert rows["bad"]["status"] == "fail"
     assert rows["bad"]["note"] == "ValueError: broken on purpose"
+    assert (rows["absent"]["status"], rows["absent"]["note"]) == ("pass", "ran before")
     assert manifest.read_text().startswith("# a comment line\n")
     results = (tmp_path / "work" / "results.tsv").read_text().splitlines()
-    assert results[0] == "id\tstatus\tseconds\tnote" and len(results) == 4
+    assert results[0] == "id\tstatus\tseconds\tnote" and len(results) == 5
+    assert results[4].startswith("absent\tnosource\t0\tnot checked out: ")
 
 
 def test_an_edit_that_does_not_match_is_an_error():

@@ -18,7 +18,8 @@ under ``ulimit -v`` (``--mem-kb``, default 4000000) and ``--timeout`` seconds.
 
 Status: ``pass`` (exit 0), ``missing`` (the last error says ``estimator_npu does not
 implement``), ``fail`` (another nonzero exit; the note is the last line of stderr),
-``timeout``. ``--write-status`` rewrites the manifest's ``status``/``note`` columns;
+``timeout``; a row whose script is not under ``--src`` is reported ``nosource`` and keeps
+its last status. ``--write-status`` rewrites the manifest's ``status``/``note`` columns;
 a table of the run goes to ``WORK/results.tsv`` either way.
 """
 import argparse
@@ -84,6 +85,8 @@ def classify(rc, err, timed_out):
 def run_one(row, args):
     src_dir = os.path.join(args.src, row["repo"].replace("/", "+"))
     script = os.path.join(src_dir, row["path"])
+    if not os.path.isfile(script):
+        return "nosource", f"not checked out: {script}", 0.0
     work = os.path.join(args.work, row["id"])
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -138,8 +141,10 @@ def main(argv=None):
         if args.only and row["id"] not in args.only:
             continue
         status, note, seconds = run_one(row, args)
-        row["status"], row["note"] = status, note.replace("\t", " ")
-        results.append((row["id"], status, "%.0f" % seconds, row["note"]))
+        note = note.replace("\t", " ")
+        if status != "nosource":  # a row whose script is absent keeps its last status
+            row["status"], row["note"] = status, note
+        results.append((row["id"], status, "%.0f" % seconds, note))
         print("%-28s %-8s %5.0fs %s" % (row["id"], status, seconds, note[:120]), flush=True)
     res_path = os.path.join(args.work, "results.tsv")
     old = {}
