@@ -135,3 +135,28 @@ def test_prefetch_thread_does_not_change_results():
                 break
     assert names == ["data-prefetch"]
     assert_same(got, collect(pipeline(False)))
+
+
+@pytest.mark.parametrize("mode", ["thread", "sync"])
+def test_prefetch_modes_give_the_same_batches_on_the_plain_gather_path(monkeypatch, mode):
+    from estimator_npu.data import prefetch
+    x, y = data()
+
+    def pipeline():
+        return Dataset.from_tensor_slices((x, y)).shuffle(30, seed=9).repeat(2).batch(48) \
+            .prefetch(1)
+    want = collect(pipeline())  # auto: synchronous over one gather per batch
+    monkeypatch.setattr(prefetch, "MODE", mode)
+    before = {t.ident for t in threading.enumerate()}
+    nxt = pipeline().make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        got = [sess.run(nxt)]
+        names = [t.name for t in threading.enumerate() if t.ident not in before]
+        while True:
+            try:
+                got.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                break
+    assert names == (["data-prefetch"] if mode == "thread" else [])
+    assert_same(got, want)
+    assert [len(b[0]) for b in got] == [48] * 8 + [22]
