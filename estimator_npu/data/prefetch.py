@@ -15,7 +15,8 @@ When the upstream is the index fast path (``batch`` gathering rows, possibly rep
 taken), producing an element is a single copy and the thread handoff costs more than it
 saves under the GIL (measured: +45 µs per step on a 90 µs softmax-regression step, and
 1.5x instead of 1.1x numpy in ``bench/input_pipeline.py``), so prefetch is synchronous
-there.
+there. A batch that a row-wise ``map`` computes after the gather (``IndexStream.post``)
+is produced on the thread.
 """
 import queue
 import threading
