@@ -160,3 +160,17 @@ def test_prefetch_modes_give_the_same_batches_on_the_plain_gather_path(monkeypat
     assert names == (["data-prefetch"] if mode == "thread" else [])
     assert_same(got, want)
     assert [len(b[0]) for b in got] == [48] * 8 + [22]
+
+
+def test_a_single_component_source_and_a_dict_result(monkeypatch):
+    x, _ = data()
+
+    def pipeline():
+        return Dataset.from_tensor_slices(x).shuffle(20, seed=1).map(
+            lambda a: {"img": tf.cast(a, tf.float32) * 0.5, "pos": a > 100}).batch(50)
+    assert pipeline()._node.inputs[0]._block_fn() is not None
+    fast = collect(pipeline())
+    element_by_element(monkeypatch)
+    want = collect(pipeline())
+    assert [sorted(b) for b in fast] == [["img", "pos"]] * 5
+    assert_same([(b["img"], b["pos"]) for b in fast], [(b["img"], b["pos"]) for b in want])
