@@ -119,7 +119,7 @@ class MapNode(Node):
                          [t.shape for t in self._fn.targets])
         self._npts = [t.np for t in self.spec.types]
         self._parallel = num_parallel_calls
-        self._block = _UNSET  # the function traced on blocks of rows, or None
+        self._block = _UNSET  # the map on blocks of rows (a copied graph), or None
 
     def _block_fn(self):
         """The map applied to a block of gathered rows, or ``None`` (see ``rowwise``)."""
