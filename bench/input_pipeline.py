@@ -51,7 +51,8 @@ def pipeline(x, y, buffer_size=N, prefetch=True, generic=False):
     with g.as_default():
         ds = tf.data.Dataset.from_tensor_slices((x, y))
         if generic:
-            ds = ds.map(lambda a, b: (a, b))
+            # reshape is not row-wise (data/rowwise.py): the map runs per element
+            ds = ds.map(lambda a, b: (tf.reshape(a, [D]), b))
         ds = ds.shuffle(buffer_size, seed=1).repeat().batch(BATCH)
         if prefetch:
             ds = ds.prefetch(1)

@@ -13,7 +13,10 @@ Fast path. A node whose elements are rows of fixed source arrays can also descri
 as a stream of index vectors (``node.indexed(env) -> IndexStream``): from_tensor_slices,
 range, shuffle, repeat, take, skip, shard, cache and prefetch propagate it, and ``batch``
 then gathers each batch with one fancy-indexing per component instead of stacking
-``batch_size`` single elements.
+``batch_size`` single elements. A ``map`` whose traced function works row by row (see
+``rowwise``) propagates it too, as a ``post`` function applied to each gathered batch:
+mapping commutes with the index-only transformations, so the elements and their order
+are those of the element-by-element path.
 """
 import numpy as np
 
@@ -26,14 +29,26 @@ class IndexStream:
     """Rows of ``arrays`` (all with the same first dimension) picked by index vectors.
 
     ``passes()`` starts one pass over the dataset and returns an iterator of 1-D int64
-    index chunks whose concatenation is the element order of that pass.
+    index chunks whose concatenation is the element order of that pass. ``post``, when
+    not ``None``, maps a tuple of gathered row blocks (one per array) to the element
+    components of those rows (a row-wise ``map``).
     """
 
-    __slots__ = ("arrays", "passes")
+    __slots__ = ("arrays", "passes", "post")
 
-    def __init__(self, arrays, passes):
+    def __init__(self, arrays, passes, post=None):
         self.arrays = arrays
         self.passes = passes
+        self.post = post
+
+    def derive(self, passes):
+        """The same rows and ``post`` with another index stream."""
+        return IndexStream(self.arrays, passes, self.post)
+
+    def gather(self, idx):
+        """The batched element of the rows ``idx``."""
+        block = tuple([a.take(idx, axis=0) for a in self.arrays])
+        return block if self.post is None else self.post(block)
 
 
 class Env:
@@ -95,8 +110,18 @@ class Node:
         return type(self).__name__
 
 
+_POST_ROWS = 256  # rows mapped at a time when a row-wise map feeds single elements
+
+
 def _rows(ix):
     arrays = ix.arrays
+    if ix.post is not None:
+        for chunk in ix.passes():
+            for s in range(0, len(chunk), _POST_ROWS):
+                cols = ix.gather(chunk[s:s + _POST_ROWS])
+                for i in range(len(cols[0])):
+                    yield tuple([c[i] for c in cols])
+        return
     if any(a.flags.writeable for a in arrays):
         for chunk in ix.passes():
             for i in chunk.tolist():

@@ -18,7 +18,8 @@ import threading
 
 import numpy as np
 
-from estimator_npu.data.base import AUTOTUNE, Env, Node, all_captures
+from estimator_npu.data import rowwise
+from estimator_npu.data.base import AUTOTUNE, Env, IndexStream, Node, all_captures
 from estimator_npu.data.structure import Spec, components
 from estimator_npu.engine import plan as _plan
 from estimator_npu.engine.graph import Graph
@@ -44,6 +45,7 @@ class TracedFunction:
             raise TypeError(f"{what}: the function must be callable, got "
                             f"{type(fn).__name__}: {fn!r}")
         self.what = what
+        self.spec = spec
         self.graph = Graph()
         with self.graph.as_default():
             self.inputs = [placeholder(t, s, name=f"args_{i}")
@@ -57,6 +59,15 @@ class TracedFunction:
                                  f"{t.name} of another graph; a dataset function may only "
                                  "use its arguments and the ops it creates")
         self._local = threading.local()
+
+    @classmethod
+    def from_graph(cls, graph, inputs, targets, what, spec):
+        """A traced function made of an existing private graph."""
+        self = cls.__new__(cls)
+        self.what, self.spec, self.graph = what, spec, graph
+        self.inputs, self.targets, self.result = inputs, targets, None
+        self._local = threading.local()
+        return self
 
     def _compiled(self):
         plan = getattr(self._local, "plan", None)
@@ -92,6 +103,9 @@ def _tensor_components(result, what, graph):
     return structure, out
 
 
+_UNSET = object()
+
+
 class MapNode(Node):
     def __init__(self, node, fn, num_parallel_calls):
         self.inputs = (node,)
@@ -105,9 +119,34 @@ class MapNode(Node):
                          [t.shape for t in self._fn.targets])
         self._npts = [t.np for t in self.spec.types]
         self._parallel = num_parallel_calls
+        self._block = _UNSET  # the map on blocks of rows (a copied graph), or None
+
+    def _block_fn(self):
+        """The map applied to a block of gathered rows, or ``None`` (see ``rowwise``)."""
+        if self._block is _UNSET:
+            made = rowwise.batched_graph(self._fn)
+            if made is None:
+                self._block = None
+            else:
+                bfn = TracedFunction.from_graph(*made, "map", None)
+                self._block = lambda block: self._convert(bfn(block))
+        return self._block
+
+    def indexed(self, env):
+        ix = self.inputs[0].indexed(env)
+        if ix is None:
+            return None
+        block = self._block_fn()
+        if block is None:
+            return None
+        inner = ix.post
+        post = block if inner is None else (lambda rows: block(inner(rows)))
+        return IndexStream(ix.arrays, ix.passes, post)
 
     def _apply(self, elem):
-        out = self._fn(elem)
+        return self._convert(self._fn(elem))
+
+    def _convert(self, out):
         return tuple([v if type(v) is np.ndarray and v.dtype == t else np.asarray(v, t)
                       for v, t in zip(out, self._npts)])
 

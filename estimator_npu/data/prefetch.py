@@ -15,7 +15,8 @@ When the upstream is the index fast path (``batch`` gathering rows, possibly rep
 taken), producing an element is a single copy and the thread handoff costs more than it
 saves under the GIL (measured: +45 µs per step on a 90 µs softmax-regression step, and
 1.5x instead of 1.1x numpy in ``bench/input_pipeline.py``), so prefetch is synchronous
-there.
+there. A batch that a row-wise ``map`` computes after the gather (``IndexStream.post``)
+is produced on the thread.
 """
 import queue
 import threading
@@ -23,6 +24,9 @@ import threading
 from estimator_npu.data.base import AUTOTUNE, Node, resolve
 
 _END = object()
+# How prefetch runs: "auto" (no thread over a cheap upstream, see above), "thread" or
+# "sync"; read when an iterator starts. ``bench/mlp_pipeline.py`` compares them.
+MODE = "auto"
 
 
 class _Failure:
@@ -103,8 +107,10 @@ class PrefetchNode(Node):
         self.scalar_args = (("buffer_size", buffer_size, 1, (AUTOTUNE,)),)
 
     def indexed(self, env):
-        # Unbatched rows are cheap to gather; a following batch uses the fast path.
-        return self.inputs[0].indexed(env)
+        # Unbatched rows are cheap to gather; a following batch uses the fast path. Rows
+        # that a map computes are produced on the thread instead.
+        ix = self.inputs[0].indexed(env)
+        return ix if ix is not None and ix.post is None else None
 
     def cheap(self, env):
         return self.inputs[0].cheap(env)
@@ -112,6 +118,6 @@ class PrefetchNode(Node):
     def iterate(self, env):
         size = resolve(env, "buffer_size", self._size, 1, (AUTOTUNE,))
         upstream = self.inputs[0]
-        if upstream.cheap(env):
+        if MODE == "sync" or (MODE == "auto" and upstream.cheap(env)):
             return upstream.elements(env)
         return Prefetcher(upstream.elements(env), 2 if size == AUTOTUNE else size)

@@ -12,7 +12,7 @@ import numpy as np
 
 from estimator_npu import errors
 from estimator_npu.data import index_ops
-from estimator_npu.data.base import IndexStream, Node, resolve
+from estimator_npu.data.base import Node, resolve
 from estimator_npu.data.structure import Spec, batched_shape, unbatched_shape
 
 
@@ -42,15 +42,17 @@ class BatchNode(_Unary):
                          [batched_shape(s, static) for s in node.spec.shapes])
 
     def cheap(self, env):
-        return self.input.indexed(env) is not None
+        # One gather per batch; a row-wise map's function (``post``) is worth a thread.
+        ix = self.input.indexed(env)
+        return ix is not None and ix.post is None
 
     def iterate(self, env):
         size = resolve(env, "batch_size", self._size)
         ix = self.input.indexed(env)
         if ix is not None:
-            arrays = ix.arrays
+            gather = ix.gather
             for idx in index_ops.rebatch(ix.passes(), size, self._drop):
-                yield tuple([a.take(idx, axis=0) for a in arrays])
+                yield gather(idx)
             return
         it = self.input.iterate(env)
         while True:
@@ -169,7 +171,7 @@ class ShuffleNode(_Unary):
         if ix is None:
             return None
         size = resolve(env, "buffer_size", self._buffer)
-        return IndexStream(ix.arrays, lambda: index_ops.shuffle_chunks(
+        return ix.derive(lambda: index_ops.shuffle_chunks(
             ix.passes(), size, self._rng(env)))
 
     def iterate(self, env):
@@ -202,7 +204,7 @@ class RepeatNode(_Unary):
         if ix is None:
             return None
         count = resolve(env, "count", self._count, 0, (-1,))
-        return IndexStream(ix.arrays, lambda: index_ops.repeat_passes(ix.passes, count))
+        return ix.derive(lambda: index_ops.repeat_passes(ix.passes, count))
 
     def iterate(self, env):
         count = resolve(env, "count", self._count, 0, (-1,))
@@ -234,7 +236,7 @@ class _CountNode(_Unary):
             return None
         count = resolve(env, "count", self._count, 0, (-1,))
         chunks = type(self).chunks_fn
-        return IndexStream(ix.arrays, lambda: chunks(ix.passes(), count))
+        return ix.derive(lambda: chunks(ix.passes(), count))
 
 
 class TakeNode(_CountNode):
@@ -267,8 +269,7 @@ class ShardNode(_Unary):
         ix = self.input.indexed(env)
         if ix is None:
             return None
-        return IndexStream(ix.arrays, lambda: index_ops.shard_chunks(ix.passes(), self._n,
-                                                                     self._i))
+        return ix.derive(lambda: index_ops.shard_chunks(ix.passes(), self._n, self._i))
 
     def iterate(self, env):
         return itertools.islice(self.input.elements(env), self._i, None, self._n)
@@ -300,7 +301,7 @@ class CacheNode(_Unary):
                 seen.append(c)
                 yield c
             env.state[key] = np.concatenate(seen) if seen else np.zeros(0, np.int64)
-        return IndexStream(ix.arrays, passes)
+        return ix.derive(passes)
 
     def iterate(self, env):
         key = (id(self), "elements")
