@@ -3,14 +3,9 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
+from dataset_helpers import fresh_graph  # noqa: F401 (fresh_graph: autouse)
 
 Dataset = tf.data.Dataset
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def test_slices_of_different_lengths_name_both_lengths():

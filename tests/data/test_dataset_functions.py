@@ -4,25 +4,9 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
+from dataset_helpers import collect, fresh_graph  # noqa: F401 (fresh_graph: autouse)
 
 Dataset = tf.data.Dataset
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
-def collect(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def test_map_receives_tensors_and_is_traced_once():

@@ -3,26 +3,9 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
+from dataset_helpers import collect, fresh_graph  # noqa: F401 (fresh_graph: autouse)
 
 Dataset = tf.data.Dataset
-
-
-def collect(ds, feed=None):
-    """All elements of ``ds`` through a one-shot iterator and ``Session.run``."""
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt, feed))
-            except tf.errors.OutOfRangeError:
-                return out
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def repeated(n):

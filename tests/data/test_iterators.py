@@ -6,14 +6,9 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
+from dataset_helpers import fresh_graph  # noqa: F401 (fresh_graph: autouse)
 
 Dataset = tf.data.Dataset
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def test_one_shot_iterator_method_and_module_function_end_with_out_of_range():

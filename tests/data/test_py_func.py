@@ -3,12 +3,7 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
+from dataset_helpers import fresh_graph  # noqa: F401 (fresh_graph: autouse)
 
 
 def test_single_and_multiple_outputs():

@@ -7,26 +7,10 @@ import pytest
 
 import estimator_npu as tf
 from estimator_npu.data import rowwise
+from dataset_helpers import collect, fresh_graph  # noqa: F401 (fresh_graph: autouse)
 
 Dataset = tf.data.Dataset
 N = 203  # not a multiple of any batch size below: a short last batch per pass
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
-def collect(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def data():
