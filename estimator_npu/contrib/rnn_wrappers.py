@@ -11,7 +11,7 @@ from estimator_npu.engine.ops import array_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.variable_scope import variable_scope
 from estimator_npu.partition.embedding import embedding_lookup
-from estimator_npu.rnn.cells import RNNCell
+from estimator_npu.rnn.cells import RNNCell, _Wrapper
 from estimator_npu.utils import nest
 
 
@@ -21,26 +21,15 @@ def _positive(value, what, cls):
     return value
 
 
-class _ScopedWrapper(RNNCell):
+class _ScopedWrapper(_Wrapper):
     """A wrapper that makes its variables in its own scope on the first call."""
 
     def __init__(self, cell, reuse=None):
         if not isinstance(cell, RNNCell):
             raise TypeError(f"{type(self).__name__}: cell must be an RNNCell, got "
                             f"{type(cell).__name__}")
-        super().__init__(reuse=reuse)
+        RNNCell.__init__(self, reuse=reuse)
         self._cell = cell
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def __call__(self, inputs, state, scope=None):
         if self._scope is None:
