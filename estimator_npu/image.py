@@ -10,6 +10,7 @@ from estimator_npu.data.image_codecs import encode_png  # noqa: F401
 from estimator_npu.data.image_codecs import extract_jpeg_shape  # noqa: F401
 from estimator_npu.data.image_codecs import is_jpeg  # noqa: F401
 from estimator_npu.images.resize_ops import (ResizeMethod, random_crop,  # noqa: F401
+                                                resize_images as resize,
                                                 resize_area, resize_bicubic,
                                                 resize_bilinear, resize_images,
                                                 resize_nearest_neighbor)

@@ -1,0 +1,40 @@
+"""``tf.compat.v2``: the package's names except TF2's ``image.resize`` (half-pixel centres,
+antialias), while ``tf.image.resize`` stays TF1's ``resize_images``."""
+import numpy as np
+import pytest
+
+import estimator_npu as tf
+
+X = np.arange(12, dtype=np.float32).reshape(1, 3, 4, 1)
+
+
+def _run(t):
+    with tf.Session() as sess:
+        return sess.run(t)
+
+
+def test_v2_view_offers_the_package_names_and_tf2_resize():
+    v2 = tf.compat.v2
+    assert v2.nn.relu is tf.nn.relu and v2.image.flip_left_right is tf.image.flip_left_right
+    assert "resize" in dir(v2.image) and "placeholder" in dir(v2)
+    with pytest.raises(AttributeError, match="no_such_op_name"):
+        v2.image.no_such_op_name
+    # 3 -> 6 rows: TF2 samples at half-pixel centres (row 0 = input row 0 clamped), TF1 at
+    # o * 3 / 6 (rows 0 and 1 average rows 0, 0.5)
+    v2_rows = _run(v2.image.resize(X, [6, 4]))[0, :, 0, 0]
+    v1_rows = _run(tf.image.resize(X, [6, 4]))[0, :, 0, 0]
+    np.testing.assert_allclose(v2_rows, [0, 1, 3, 5, 7, 8])
+    np.testing.assert_allclose(v1_rows, [0, 2, 4, 6, 8, 8])
+
+
+def test_v2_resize_dtypes_and_bad_arguments():
+    ints = X.astype(np.int32)
+    assert tf.compat.v2.image.resize(ints, [2, 2]).dtype == tf.float32
+    assert tf.compat.v2.image.resize(ints, [2, 2], method="nearest").dtype == tf.int32
+    assert tf.compat.v2.image.resize(X.astype(np.float64), [2, 2]).dtype == tf.float32
+    assert tf.compat.v2.image.resize(X[0], [6, 6], preserve_aspect_ratio=True).shape.as_list() \
+        == [4, 6, 1]
+    with pytest.raises(ValueError, match="method must be one of"):
+        tf.compat.v2.image.resize(X, [2, 2], method="cubic")
+    with pytest.raises(ValueError, match="size must be 2 ints"):
+        tf.compat.v2.image.resize(X, [2, 2, 2])

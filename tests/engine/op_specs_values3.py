@@ -1,0 +1,29 @@
+"""Gradient-check cases for what the third issue-12 value round added (values checked
+against TF 2.15 by tests/conformance/test_tf_sweep.py): TF2's ``tf.image.resize``
+(half-pixel centres, antialias, the ScaleAndTranslate kernels) and ``tf.image.ssim``.
+Every case also runs fed through ``shape=None`` and ``[None, ...]`` placeholders
+(test_gradients)."""
+import estimator_npu as tf
+from estimator_npu.images import resize_ops
+from op_spec_tools import case_list, normal
+
+CASES, case = case_list(order=1)
+
+
+
+def _resize(x, size, method="bilinear", antialias=False):
+    """TF2's resize kernels on float64 (``tf.image.resize`` itself returns float32, as TF's
+    does, so the float64 check builds the same Resize op directly)."""
+    kind = method if not antialias and method in ("bilinear", "bicubic") else \
+        "scale:%s:%d" % (resize_ops._V2_METHODS[method], antialias)
+    return resize_ops._resize(tf.convert_to_tensor(x), {
+        "size": tuple(size), "method": kind, "align_corners": False, "half_pixel": True})
+
+
+case("Resize", "v2_bilinear_up", lambda x: _resize(x, [5, 7]), normal((1, 3, 4, 2)))
+case("Resize", "v2_bilinear_antialias_down", lambda x: _resize(x, [2, 3], antialias=True),
+     normal((1, 5, 6, 1)))
+case("Resize", "v2_lanczos3_up", lambda x: _resize(x, [4, 5], method="lanczos3"),
+     normal((3, 3, 1)))
+case("Resize", "v2_gaussian_antialias_down", lambda x: _resize(
+    x, [2, 2], method="gaussian", antialias=True), normal((1, 5, 4, 2)))
