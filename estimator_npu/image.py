@@ -42,3 +42,4 @@ from estimator_npu.images.boxes import (crop_and_resize,  # noqa: F401,E402
                                         non_max_suppression_padded,
                                         non_max_suppression_with_scores,
                                         resize_image_with_pad)
+from estimator_npu.images.ssim import ssim  # noqa: F401,E402

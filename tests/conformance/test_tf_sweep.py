@@ -27,7 +27,6 @@ KNOWN = {
     "sparse_merge": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sparse_split": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sparse_to_indicator": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "ssim": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_bytes_split": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_format": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_to_hash_bucket": "not implemented in estimator_npu yet (TF 2.15 has it)",

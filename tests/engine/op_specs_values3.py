@@ -5,6 +5,7 @@ Every case also runs fed through ``shape=None`` and ``[None, ...]`` placeholders
 (test_gradients)."""
 import estimator_npu as tf
 from estimator_npu.images import resize_ops
+from estimator_npu.images import ssim as ssim_ops
 from op_spec_tools import case_list, normal
 
 CASES, case = case_list(order=1)
@@ -27,3 +28,15 @@ case("Resize", "v2_lanczos3_up", lambda x: _resize(x, [4, 5], method="lanczos3")
      normal((3, 3, 1)))
 case("Resize", "v2_gaussian_antialias_down", lambda x: _resize(
     x, [2, 2], method="gaussian", antialias=True), normal((1, 5, 4, 2)))
+
+
+def _ssim(x, y):
+    """TF's ssim core on float64 (``tf.image.ssim`` itself computes in float32, as TF's)."""
+    per_channel, cs = ssim_ops._ssim_per_channel(tf.convert_to_tensor(x),
+                                                 tf.convert_to_tensor(y), 1.0, 3, 1.5,
+                                                 0.01, 0.03)
+    return per_channel + 0.5 * cs
+
+
+case("Conv2D", "ssim_per_channel", _ssim, lambda rng: [rng.uniform(0, 1, (2, 5, 4, 2)),
+                                                     rng.uniform(0, 1, (2, 5, 4, 2))])

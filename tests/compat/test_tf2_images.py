@@ -1,5 +1,6 @@
 """``tf.compat.v2``: the package's names except TF2's ``image.resize`` (half-pixel centres,
-antialias), while ``tf.image.resize`` stays TF1's ``resize_images``."""
+antialias), while ``tf.image.resize`` stays TF1's ``resize_images``; ``tf.image.ssim``.
+(Values against TF: tests/conformance/test_tf_sweep.py.)"""
 import numpy as np
 import pytest
 
@@ -38,3 +39,20 @@ def test_v2_resize_dtypes_and_bad_arguments():
         tf.compat.v2.image.resize(X, [2, 2], method="cubic")
     with pytest.raises(ValueError, match="size must be 2 ints"):
         tf.compat.v2.image.resize(X, [2, 2, 2])
+
+
+def test_ssim_is_one_for_equal_images_and_checks_its_arguments():
+    img = np.random.RandomState(0).uniform(0, 1, (2, 8, 8, 3)).astype(np.float32)
+    got = _run(tf.image.ssim(img, img, 1.0, filter_size=3))
+    np.testing.assert_allclose(got, [1.0, 1.0], rtol=1e-6)
+    assert _run(tf.image.ssim(img, 1.0 - img, 1.0, filter_size=3)).max() < 0.5
+    p = tf.placeholder(tf.float32, None)
+    with tf.Session() as sess:  # unknown static shape: the batch shape comes at run time
+        np.testing.assert_allclose(sess.run(tf.image.ssim(p, p, 1.0, filter_size=3),
+                                            {p: img[0]}), 1.0, rtol=1e-6)
+    with pytest.raises(ValueError, match="at least filter_size=11"):
+        tf.image.ssim(img, img, 1.0)
+    with pytest.raises(ValueError, match="same \\[H, W, C\\]"):
+        tf.image.ssim(img, img[:, :4], 1.0, filter_size=3)
+    with pytest.raises(TypeError, match="same dtype"):
+        tf.image.ssim(img, img.astype(np.float64), 1.0, filter_size=3)
