@@ -3,6 +3,8 @@ against TF 2.15 by tests/conformance/test_tf_sweep.py): TF2's ``tf.image.resize`
 (half-pixel centres, antialias, the ScaleAndTranslate kernels) and ``tf.image.ssim``.
 Every case also runs fed through ``shape=None`` and ``[None, ...]`` placeholders
 (test_gradients)."""
+import numpy as np
+
 import estimator_npu as tf
 from estimator_npu.images import resize_ops
 from estimator_npu.images import ssim as ssim_ops
@@ -40,3 +42,13 @@ def _ssim(x, y):
 
 case("Conv2D", "ssim_per_channel", _ssim, lambda rng: [rng.uniform(0, 1, (2, 5, 4, 2)),
                                                      rng.uniform(0, 1, (2, 5, 4, 2))])
+
+
+# sparse: the values' gradient flows through the gathers merge and split are made of
+_IDX = np.array([[1, 0], [0, 0], [1, 1]], np.int64)
+case("GatherV2", "sparse_merge_values", lambda v: tf.sparse_merge(
+    tf.SparseTensor(_IDX, np.array([2, 0, 1], np.int64), [2, 2]),
+    tf.SparseTensor(_IDX, v, [2, 2]), 3).values * [1.0, 2.0, 3.0], normal((3,)))
+case("GatherV2", "sparse_split_values", lambda v: tf.concat([s.values for s in (
+    tf.sparse.split(sp_input=tf.SparseTensor([[0, 0], [1, 2], [1, 3]], v, [2, 4]),
+                    num_split=2, axis=1))], 0) * [1.0, 2.0, 3.0], normal((3,)))
