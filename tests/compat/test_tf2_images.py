@@ -56,3 +56,17 @@ def test_ssim_is_one_for_equal_images_and_checks_its_arguments():
         tf.image.ssim(img, img[:, :4], 1.0, filter_size=3)
     with pytest.raises(TypeError, match="same dtype"):
         tf.image.ssim(img, img.astype(np.float64), 1.0, filter_size=3)
+
+
+def test_draw_bounding_boxes_paints_outlines_and_checks_its_arguments():
+    img = np.zeros((1, 5, 5, 1), np.float32)
+    out = _run(tf.image.draw_bounding_boxes(img, np.array([[[0.25, 0.25, 0.75, 0.75]]],
+                                                          np.float32)))[0, :, :, 0]
+    # rows/cols 1..3 outlined (0.25 * 4 = 1, 0.75 * 4 = 3), white on grayscale, inside kept
+    want = np.zeros((5, 5))
+    want[1, 1:4] = want[3, 1:4] = want[1:4, 1] = want[1:4, 3] = 1.0
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(TypeError, match="must be float"):
+        tf.image.draw_bounding_boxes(img.astype(np.uint8), np.zeros((1, 1, 4), np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"boxes must be \[batch=1"):
+        _run(tf.image.draw_bounding_boxes(img, np.zeros((1, 4), np.float32)))

@@ -21,7 +21,6 @@ GOLDEN = tf_sweep.load()
 
 # Differences not fixed yet (each must still differ: strict xfail), with why.
 KNOWN = {
-    "draw_bounding_boxes": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "sparse_cross_hashed": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_bytes_split": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_format": "not implemented in estimator_npu yet (TF 2.15 has it)",
