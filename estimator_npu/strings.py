@@ -12,3 +12,5 @@ from estimator_npu.data.string_ops import as_string  # noqa: F401
 from estimator_npu.lookup.tables import (  # noqa: F401
     string_to_hash_bucket_fast as to_hash_bucket_fast)
 from estimator_npu.data.string_ops import reduce_join, regex_full_match  # noqa: F401,E402
+from estimator_npu.lookup.strong_hash import (  # noqa: F401,E402
+    string_to_hash_bucket_strong as to_hash_bucket_strong)

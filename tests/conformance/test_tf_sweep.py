@@ -25,7 +25,6 @@ KNOWN = {
     "str_bytes_split": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_format": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_to_hash_bucket": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "str_to_hash_bucket_strong": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_unicode_decode": "not implemented in estimator_npu yet (TF 2.15 has it)",
 }
 
