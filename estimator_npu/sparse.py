@@ -17,3 +17,4 @@ from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder as placeh
 from estimator_npu.math_ops_extra.sparse_more import (  # noqa: F401,E402
     sparse_maximum as maximum, sparse_merge as merge, sparse_minimum as minimum,
     sparse_split as split, sparse_to_indicator as to_indicator)
+from estimator_npu.lookup.sparse_cross import sparse_cross_hashed as cross_hashed  # noqa: F401,E402

@@ -50,3 +50,16 @@ def test_merge_and_to_indicator_check_their_ids():
         tf.sparse.to_indicator(_a(), 4)
     with pytest.raises(TypeError, match="vocab_size must be a Python int"):
         tf.sparse_merge(ids, ids, [4, 5])
+
+
+def test_cross_hashed_crosses_every_row_and_checks_its_inputs():
+    sp = tf.SparseTensor([[0, 0], [0, 1]], np.array([b"a", b"b"]), [2, 2])
+    out = _run(tf.sparse.cross_hashed([sp, tf.constant([[b"x"], [b"y"]])], num_buckets=7))
+    assert out.indices.tolist() == [[0, 0], [0, 1]] and out.dense_shape.tolist() == [2, 2]
+    assert ((out.values >= 0) & (out.values < 7)).all()
+    with pytest.raises(TypeError, match=r"inputs\[0\] must be string or integer"):
+        tf.sparse.cross_hashed([tf.constant([[1.0]]), tf.constant([[b"x"]])])
+    with pytest.raises(ValueError, match=r"inputs\[1\] must be 2-D"):
+        tf.sparse.cross_hashed([tf.constant([[b"x"]]), tf.constant([b"x"])])
+    with pytest.raises(ValueError, match="num_buckets must be an int >= 0"):
+        tf.sparse.cross_hashed([sp, sp], num_buckets=-1)
