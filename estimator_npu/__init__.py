@@ -294,7 +294,8 @@ from estimator_npu.math_ops_extra.more_math import angle, conj, imag, real  # no
 from estimator_npu.math_ops_extra.sequence_decode import edit_distance  # noqa: F401,E402
 from estimator_npu import manip  # noqa: F401,E402
 from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
-from estimator_npu.lookup.strong_hash import string_to_hash_bucket_strong  # noqa: F401,E402
+from estimator_npu.lookup.strong_hash import (string_to_hash_bucket,  # noqa: F401,E402
+                                              string_to_hash_bucket_strong)
 from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402
 # TF1 queue-based input (estimator_npu.queues): queues, readers, tf.queue, tf.count_up_to
 from estimator_npu import queue  # noqa: F401,E402

@@ -1,6 +1,8 @@
 """``tf.strings.to_hash_bucket_strong``: ``SipHash-2-4(key, s) % num_buckets`` (TF's
 StringToHashBucketStrong keys SipHash-2-4, the public standard of Aumasson and Bernstein,
-with its two uint64 ``key`` words)."""
+with its two uint64 ``key`` words), and TF1's ``tf.string_to_hash_bucket``
+(``tf.strings.to_hash_bucket``): MurmurHash64A (Appleby's public-domain hash) seeded with
+``0xDECAFCAFFE``, modulo ``num_buckets``."""
 import numpy as np
 
 from estimator_npu.engine import dtypes
@@ -74,3 +76,45 @@ def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A
     return make_tensor("StringToHashBucketStrong", [t], dtypes.int64, t.shape,
                        {"num_buckets": int(num_buckets), "key": tuple(int(k) for k in key)},
                        name=name)
+
+
+_MURMUR_M = 0xc6a4a7935bd1e995
+_MURMUR_SEED = 0xDECAFCAFFE
+
+
+def murmur64a(data, seed=_MURMUR_SEED):
+    """MurmurHash64A of ``data`` (bytes), a uint64 Python int."""
+    n = len(data)
+    h = (seed ^ (n * _MURMUR_M)) & _M
+    end = n - n % 8
+    for i in range(0, end, 8):
+        k = (int.from_bytes(data[i:i + 8], "little") * _MURMUR_M) & _M
+        k = ((k ^ (k >> 47)) * _MURMUR_M) & _M
+        h = ((h ^ k) * _MURMUR_M) & _M
+    if n % 8:
+        h = ((h ^ int.from_bytes(data[end:], "little")) * _MURMUR_M) & _M
+    h = ((h ^ (h >> 47)) * _MURMUR_M) & _M
+    return h ^ (h >> 47)
+
+
+def _legacy_kernel(op, ctx):
+    n = op.attrs["num_buckets"]
+
+    def run(x):
+        x = np.asarray(x, dtype=object)
+        return np.array([murmur64a(v if isinstance(v, bytes) else str(v).encode()) % n
+                         for v in x.reshape(-1).tolist()], np.int64).reshape(x.shape)
+    return run
+
+
+OPS.define("StringToHashBucket", kernel=_legacy_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+    """TF1's ``tf.string_to_hash_bucket``: ``MurmurHash64A(s) % num_buckets`` (int64)."""
+    t = convert_to_tensor(string_tensor if input is None else input, dtype=dtypes.string)
+    if not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
+        raise ValueError(f"string_to_hash_bucket: num_buckets must be an int >= 1, got "
+                         f"{num_buckets!r}")
+    return make_tensor("StringToHashBucket", [t], dtypes.int64, t.shape,
+                       {"num_buckets": int(num_buckets)}, name=name)

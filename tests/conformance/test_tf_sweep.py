@@ -21,7 +21,6 @@ GOLDEN = tf_sweep.load()
 
 # Differences not fixed yet (each must still differ: strict xfail), with why.
 KNOWN = {
-    "str_to_hash_bucket": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_unicode_decode": "not implemented in estimator_npu yet (TF 2.15 has it)",
 }
 
