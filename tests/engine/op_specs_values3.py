@@ -52,3 +52,14 @@ case("GatherV2", "sparse_merge_values", lambda v: tf.sparse_merge(
 case("GatherV2", "sparse_split_values", lambda v: tf.concat([s.values for s in (
     tf.sparse.split(sp_input=tf.SparseTensor([[0, 0], [1, 2], [1, 3]], v, [2, 4]),
                     num_split=2, axis=1))], 0) * [1.0, 2.0, 3.0], normal((3,)))
+
+
+def _ctc(x, **kw):
+    labels = tf.SparseTensor(np.array([[0, 0], [0, 1], [1, 0], [1, 1]], np.int64),
+                             np.array([1, 1, 0, 2], np.int32), [2, 2])
+    return tf.nn.ctc_loss(labels, x, [4, 3], **kw)
+
+
+case("CTCLoss", "ctc_loss", _ctc, normal((4, 2, 4)))
+case("CTCLoss", "ctc_loss_no_merge", lambda x: _ctc(x, ctc_merge_repeated=False),
+     normal((4, 2, 4)))
