@@ -42,5 +42,5 @@ from estimator_npu.images.boxes import (crop_and_resize,  # noqa: F401,E402
                                         non_max_suppression_padded,
                                         non_max_suppression_with_scores,
                                         resize_image_with_pad)
-from estimator_npu.images.ssim import ssim  # noqa: F401,E402
+from estimator_npu.images.ssim import ssim, ssim_multiscale  # noqa: F401,E402
 from estimator_npu.images.draw_boxes import draw_bounding_boxes  # noqa: F401,E402

@@ -91,3 +91,55 @@ def _batch_shape(v, like):
     if like.shape.ndims is not None:
         out.set_shape(like.shape.values[:-3])
     return out
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11,
+                    filter_sigma=1.5, k1=0.01, k2=0.03):
+    """``tf.image.ssim_multiscale``: MS-SSIM (Wang et al. 2003) over
+    ``len(power_factors)`` scales, each halving the previous one by 2x2 average pooling
+    (odd sizes first padded by one symmetric row / column, as TF); the product of the
+    scales' contrast-structure terms and the last scale's SSIM, each to its power. Needs
+    static image height and width."""
+    a, b = _check_pair(img1, img2, int(filter_size))
+    for name, t in (("img1", a), ("img2", b)):
+        if t.shape.ndims is None or None in t.shape.values[-3:-1]:
+            raise ValueError(f"ssim_multiscale: {name} needs a static rank, height and "
+                             f"width, got shape {t.shape}")
+    from estimator_npu.engine.ops.pool_ops import avg_pool
+    from estimator_npu.engine.ops.tile_ops import pad
+    from estimator_npu.engine.ops.nn_ops import relu
+    max_val = convert_image_dtype(math_ops.cast(max_val, a.dtype), dtypes.float32)
+    imgs = [convert_image_dtype(a, dtypes.float32), convert_image_dtype(b, dtypes.float32)]
+    lead = array_ops.shape(imgs[0])[:-3]
+    mcs, per_channel = [], None
+    for k in range(len(power_factors)):
+        if k > 0:
+            h, w = imgs[0].shape.values[-3:-1]
+            flat = [array_ops.reshape(x, [-1] + list(x.shape.values[-3:-1]) +
+                                      [array_ops.shape(x)[-1]]) for x in imgs]
+            if h % 2 or w % 2:
+                flat = [pad(x, [[0, 0], [0, h % 2], [0, w % 2], [0, 0]], mode="SYMMETRIC")
+                        for x in flat]
+            pooled = [avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID") for x in flat]
+            imgs = []
+            for x in pooled:
+                y = array_ops.reshape(x, array_ops.concat([lead, array_ops.shape(x)[1:]], 0))
+                y.set_shape(list(a.shape.values[:-3]) + list(x.shape.values[1:]))
+                imgs.append(y)
+            for d in imgs[0].shape.values[-3:-1]:
+                if d < filter_size:
+                    raise ValueError(f"ssim_multiscale: scale {k} is {imgs[0].shape} "
+                                     f"images, smaller than filter_size={filter_size} (use "
+                                     f"larger images, fewer power_factors or a smaller "
+                                     f"filter)")
+        per_channel, cs = _ssim_per_channel(imgs[0], imgs[1], max_val, int(filter_size),
+                                            filter_sigma, k1, k2)
+        mcs.append(relu(cs))
+    mcs.pop()
+    stacked = array_ops.stack(mcs + [relu(per_channel)], axis=-1)
+    weights = np.asarray(power_factors, np.float32)
+    ms = math_ops.reduce_prod(math_ops.pow(stacked, weights), [-1])
+    return _batch_shape(math_ops.reduce_mean(ms, [-1]), a)

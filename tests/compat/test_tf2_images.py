@@ -70,3 +70,15 @@ def test_draw_bounding_boxes_paints_outlines_and_checks_its_arguments():
         tf.image.draw_bounding_boxes(img.astype(np.uint8), np.zeros((1, 1, 4), np.float32))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"boxes must be \[batch=1"):
         _run(tf.image.draw_bounding_boxes(img, np.zeros((1, 4), np.float32)))
+
+
+def test_ssim_multiscale_is_one_for_equal_images_and_needs_static_sizes():
+    img = np.random.RandomState(1).uniform(0, 1, (1, 9, 8, 2)).astype(np.float32)
+    got = _run(tf.image.ssim_multiscale(img, img, 1.0, power_factors=[0.5, 0.5],
+                                        filter_size=3))
+    np.testing.assert_allclose(got, [1.0], rtol=1e-5)
+    with pytest.raises(ValueError, match="scale 2 .* smaller than filter_size=3"):
+        tf.image.ssim_multiscale(img, img, 1.0, power_factors=[0.3, 0.3, 0.4], filter_size=3)
+    p = tf.placeholder(tf.float32, [None, None, None, 2])
+    with pytest.raises(ValueError, match="needs a static rank, height and width"):
+        tf.image.ssim_multiscale(p, p, 1.0, filter_size=3)
