@@ -110,7 +110,8 @@ def _legacy_kernel(op, ctx):
 OPS.define("StringToHashBucket", kernel=_legacy_kernel, grad=NOT_DIFFERENTIABLE)
 
 
-def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None,
+                          input=None):  # noqa: A002 - TF1 argument names
     """TF1's ``tf.string_to_hash_bucket``: ``MurmurHash64A(s) % num_buckets`` (int64)."""
     t = convert_to_tensor(string_tensor if input is None else input, dtype=dtypes.string)
     if not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:

@@ -12,7 +12,8 @@ def _register_op_families():
     registers ops)."""
     from estimator_npu.engine import registry
     from estimator_npu.math_ops_extra import (array_extra, elementwise, more_math, scatters,
-                                              segments, space_ops, sparse_more, sparse_ops, ctc_loss,
+                                              segments, space_ops, sparse_more, sparse_ops,
+                                              ctc_loss,
                                               tensor_utils,
                                               incomplete, sequence_decode, variable_utils,
                                               window3d)
