@@ -286,11 +286,16 @@ from estimator_npu.math_ops_extra.sparse_ops import (sparse_add, sparse_concat, 
                                                      sparse_softmax,
                                                      sparse_tensor_dense_matmul,
                                                      sparse_transpose)
+from estimator_npu.math_ops_extra.sparse_more import (sparse_maximum,  # noqa: F401,E402
+                                                      sparse_merge, sparse_minimum,
+                                                      sparse_split, sparse_to_indicator)
 from estimator_npu.math_ops_extra.more_math import scalar_mul  # noqa: F401,E402
 from estimator_npu.math_ops_extra.more_math import angle, conj, imag, real  # noqa: F401,E402
 from estimator_npu.math_ops_extra.sequence_decode import edit_distance  # noqa: F401,E402
 from estimator_npu import manip  # noqa: F401,E402
 from estimator_npu.lookup.tables import string_to_hash_bucket_fast  # noqa: F401,E402
+from estimator_npu.lookup.strong_hash import (string_to_hash_bucket,  # noqa: F401,E402
+                                              string_to_hash_bucket_strong)
 from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder  # noqa: F401,E402
 # TF1 queue-based input (estimator_npu.queues): queues, readers, tf.queue, tf.count_up_to
 from estimator_npu import queue  # noqa: F401,E402

@@ -10,6 +10,7 @@ from estimator_npu.data.image_codecs import encode_png  # noqa: F401
 from estimator_npu.data.image_codecs import extract_jpeg_shape  # noqa: F401
 from estimator_npu.data.image_codecs import is_jpeg  # noqa: F401
 from estimator_npu.images.resize_ops import (ResizeMethod, random_crop,  # noqa: F401
+                                                resize_images as resize,
                                                 resize_area, resize_bicubic,
                                                 resize_bilinear, resize_images,
                                                 resize_nearest_neighbor)
@@ -41,3 +42,5 @@ from estimator_npu.images.boxes import (crop_and_resize,  # noqa: F401,E402
                                         non_max_suppression_padded,
                                         non_max_suppression_with_scores,
                                         resize_image_with_pad)
+from estimator_npu.images.ssim import ssim, ssim_multiscale  # noqa: F401,E402
+from estimator_npu.images.draw_boxes import draw_bounding_boxes  # noqa: F401,E402

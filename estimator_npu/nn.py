@@ -41,3 +41,4 @@ from estimator_npu.math_ops_extra.window3d import (avg_pool3d, conv3d,  # noqa: 
                                                    conv3d_backprop_input_v2, conv3d_transpose,
                                                    max_pool3d, max_pool_with_argmax, pool)
 from estimator_npu.math_ops_extra.sequence_decode import ctc_greedy_decoder  # noqa: F401,E402
+from estimator_npu.math_ops_extra.ctc_loss import ctc_loss  # noqa: F401,E402

@@ -14,3 +14,7 @@ from estimator_npu.math_ops_extra.sparse_ops import (  # noqa: F401,E402
     sparse_tensor_dense_matmul as sparse_dense_matmul, sparse_tensor_dense_matmul as matmul,
     sparse_transpose as transpose)
 from estimator_npu.math_ops_extra.sparse_ops import sparse_placeholder as placeholder  # noqa
+from estimator_npu.math_ops_extra.sparse_more import (  # noqa: F401,E402
+    sparse_maximum as maximum, sparse_merge as merge, sparse_minimum as minimum,
+    sparse_split as split, sparse_to_indicator as to_indicator)
+from estimator_npu.lookup.sparse_cross import sparse_cross_hashed as cross_hashed  # noqa: F401,E402

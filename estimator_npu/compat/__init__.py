@@ -1,8 +1,10 @@
 """``tf.compat`` and the TensorFlow import aliases.
 
 * ``tf.compat.as_bytes / as_text / as_str / as_str_any / path_to_str`` and
-  ``tf.compat.v1`` / ``tf.compat.v2`` (both this package: estimator_npu is TF1's API, and
-  what it has of TF2's lives under the same names).
+  ``tf.compat.v1`` (this package: estimator_npu is TF1's API) / ``tf.compat.v2`` (a view
+  of this package whose names are the package's, except where TF2 changed a name's
+  meaning: ``tf.compat.v2.image.resize`` is TF2's resize; ``import tensorflow.compat.v2``
+  still gives the package itself).
 * ``install()`` / ``uninstall()``: make ``import tensorflow``, ``tensorflow.compat.v1``,
   ``tensorflow.python.*``, ``tensorflow.contrib.*``, ``npu_bridge.*`` and ``hccl.*``
   resolve to estimator_npu, for notebooks and tests; ``estimator-npu run SCRIPT.py`` does it
@@ -11,6 +13,7 @@
 """
 import numbers
 import os
+import types
 
 import numpy as _np
 
@@ -19,7 +22,35 @@ from estimator_npu.compat.finder import install, is_installed, uninstall  # noqa
 from estimator_npu.engine.shape import dimension_at_index, dimension_value  # noqa: F401
 
 v1 = _package
-v2 = _package
+
+
+class _View(types.ModuleType):
+    """A module offering ``base``'s names, with ``overrides`` taking precedence."""
+
+    def __init__(self, name, base, overrides):
+        super().__init__(name, getattr(base, "__doc__", None))
+        self._base = base
+        self.__dict__.update(overrides)
+
+    def __getattr__(self, attr):
+        return getattr(self.__dict__["_base"], attr)
+
+    def __dir__(self):
+        return sorted(set(dir(self._base)) | set(self.__dict__) - {"_base"})
+
+
+def _v2_view():
+    from estimator_npu import image
+    from estimator_npu.images.resize_ops import resize_images_v2
+    return _View("estimator_npu.compat.v2", _package, {
+        "image": _View("estimator_npu.compat.v2.image", image, {"resize": resize_images_v2})})
+
+
+def __getattr__(attr):  # ``v2`` built on first use: the package is still importing here
+    if attr == "v2":
+        view = globals()["v2"] = _v2_view()
+        return view
+    raise AttributeError(f"module 'estimator_npu.compat' has no attribute {attr!r}")
 
 bytes_or_text_types = (bytes, str)
 integral_types = (numbers.Integral, _np.integer)

@@ -26,10 +26,11 @@ def _register_op_families():
     one place the data layer registers ops."""
     from estimator_npu.engine import registry
     from estimator_npu.data import (csv_ops, example_parsing, image_codecs, iterator_ops, raw_ops,
-                                    readers, sequence_parsing, sparse, string_ops)
+                                    readers, sequence_parsing, sparse, string_format,
+                                    string_ops)
     registry.register_families([csv_ops.OPS, example_parsing.OPS, image_codecs.OPS,
                                 iterator_ops.OPS, raw_ops.OPS, readers.OPS, sequence_parsing.OPS,
-                                sparse.OPS, string_ops.OPS])
+                                sparse.OPS, string_ops.OPS, string_format.OPS])
 
 
 _register_op_families()

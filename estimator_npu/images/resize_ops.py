@@ -28,6 +28,9 @@ def _interp_matrix(n_in, n_out, method, align_corners, half_pixel):
         return _cubic_matrix(n_in, n_out, align_corners, half_pixel)
     if method == "area":
         return _area_matrix(n_in, n_out, align_corners)
+    if method.startswith("scale:"):  # "scale:<kernel>:<antialias 0/1>"
+        _, kernel, aa = method.split(":")
+        return _scale_translate_matrix(n_in, n_out, kernel, aa == "1")
     s = _scale(n_in, n_out, align_corners)
     a = np.zeros((n_out, n_in))
     for o in range(n_out):
@@ -99,6 +102,47 @@ def _area_matrix(n_in, n_out, align_corners):
         lo, hi = float(f32(o) * s), float(f32(o + 1) * s)
         for i in range(math.floor(lo), math.ceil(hi)):
             a[o, min(i, n_in - 1)] += (min(i + 1, hi) - max(i, lo)) / float(s)
+    return a
+
+
+def _sinc(x):
+    return 1.0 if x == 0 else math.sin(math.pi * x) / (math.pi * x)
+
+
+# TF2's ScaleAndTranslate kernels: (radius, weight at distance x >= 0)
+_ST_KERNELS = {
+    "triangle": (1.0, lambda x: max(0.0, 1.0 - x)),
+    "keyscubic": (2.0, lambda x: _cubic(x, -0.5)),
+    "lanczos3": (3.0, lambda x: _sinc(x) * _sinc(x / 3.0) if x < 3.0 else 0.0),
+    "lanczos5": (5.0, lambda x: _sinc(x) * _sinc(x / 5.0) if x < 5.0 else 0.0),
+    "gaussian": (1.5, lambda x: math.exp(-2.0 * x * x) if x < 1.5 else 0.0),
+    "mitchellcubic": (2.0, lambda x: ((7.0 * x - 12.0) * x * x + 16.0 / 3.0) / 6.0 if x < 1
+                      else (((-7.0 / 3.0 * x + 12.0) * x - 20.0) * x + 32.0 / 3.0) / 6.0
+                      if x < 2 else 0.0),
+}
+
+
+def _scale_translate_matrix(n_in, n_out, kernel, antialias):
+    """TF2's ScaleAndTranslate (``tf.image.resize`` with ``antialias`` or the lanczos,
+    gaussian and mitchellcubic methods): output ``o`` samples the input at
+    ``(o + 0.5) / scale`` (pixel-centre coordinates) with ``kernel``, widened by
+    ``1 / scale`` when downsampling with ``antialias``; taps outside the image are
+    dropped and the rest renormalised."""
+    radius, fn = _ST_KERNELS[kernel]
+    inv_scale = n_in / n_out
+    ks = max(inv_scale, 1.0) if antialias else 1.0
+    a = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        sample = (o + 0.5) * inv_scale
+        if sample < 0 or sample > n_in:
+            continue
+        lo = min(max(math.ceil(sample - radius * ks - 0.5), 0), n_in - 1)
+        hi = min(max(math.floor(sample + radius * ks - 0.5), 0), n_in - 1) + 1
+        w = np.array([fn(abs((i + 0.5 - sample) / ks)) for i in range(lo, hi)])
+        total = w.sum()
+        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
+            w = w / total
+        a[o, lo:hi] = w
     return a
 
 
@@ -267,6 +311,45 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         return resize_area(images, size, align_corners, name)
     raise ValueError(f"resize_images: method must be a tf.image.ResizeMethod (BILINEAR, "
                      f"NEAREST_NEIGHBOR, BICUBIC or AREA), got {method!r}")
+
+
+_V2_METHODS = {"bilinear": "triangle", "bicubic": "keyscubic", "lanczos3": "lanczos3",
+               "lanczos5": "lanczos5", "gaussian": "gaussian",
+               "mitchellcubic": "mitchellcubic", "area": None, "nearest": None}
+
+
+def resize_images_v2(images, size, method="bilinear", preserve_aspect_ratio=False,
+                     antialias=False, name=None):
+    """TF2's ``tf.image.resize`` (``tf.compat.v2.image.resize``): half-pixel centres,
+    ``antialias`` (a kernel widened when downsampling: TF's ScaleAndTranslate), the
+    lanczos3/5, gaussian and mitchellcubic methods; float32 results except for
+    ``nearest``, which keeps the dtype."""
+    method = {0: "bilinear", 1: "nearest", 2: "bicubic", 3: "area"}.get(method, method)
+    if method not in _V2_METHODS:
+        raise ValueError(f"resize: method must be one of {sorted(_V2_METHODS)}, got "
+                         f"{method!r}")
+    x = _image(images, "resize")
+    static, size_t = _size(size, "resize")
+    if preserve_aspect_ratio:
+        if static is None or x.shape.ndims is None or None in x.shape.values[-3:-1]:
+            raise ValueError("resize: preserve_aspect_ratio=True needs a static size and "
+                             "static image height and width")
+        h, w = x.shape.values[-3:-1]
+        r = min(static[0] / h, static[1] / w)
+        static = (int(np.rint(h * r)), int(np.rint(w * r)))
+    if method == "nearest":
+        return _resize(x, {"size": static, "method": "nearest", "align_corners": False,
+                           "half_pixel": True}, name, size_t)
+    if not x.dtype.is_floating or x.dtype != dtypes.float32:
+        x = math_ops.cast(x, dtypes.float32)
+    if method == "area":
+        kind = "area"
+    elif antialias or method not in ("bilinear", "bicubic"):
+        kind = "scale:%s:%d" % (_V2_METHODS[method], bool(antialias))
+    else:
+        kind = method
+    return _resize(x, {"size": static, "method": kind, "align_corners": False,
+                       "half_pixel": True}, name, size_t)
 
 
 def random_crop(value, size, seed=None, name=None):

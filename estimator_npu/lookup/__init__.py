@@ -13,8 +13,8 @@ def _register_op_families():
     """Adds the tables' op family to the engine's op table (the one place this package
     registers ops)."""
     from estimator_npu.engine import registry
-    from estimator_npu.lookup import tables
-    registry.register_families([tables.OPS])
+    from estimator_npu.lookup import sparse_cross, strong_hash, tables
+    registry.register_families([tables.OPS, strong_hash.OPS, sparse_cross.OPS])
 
 
 _register_op_families()

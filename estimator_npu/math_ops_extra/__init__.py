@@ -12,13 +12,16 @@ def _register_op_families():
     registers ops)."""
     from estimator_npu.engine import registry
     from estimator_npu.math_ops_extra import (array_extra, elementwise, more_math, scatters,
-                                              segments, space_ops, sparse_ops, tensor_utils,
+                                              segments, space_ops, sparse_more, sparse_ops,
+                                              ctc_loss,
+                                              tensor_utils,
                                               incomplete, sequence_decode, variable_utils,
                                               window3d)
     registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
                                 tensor_utils.OPS, segments.OPS, scatters.OPS,
                                 variable_utils.OPS, sparse_ops.OPS, more_math.OPS,
-                                window3d.OPS, incomplete.OPS, sequence_decode.OPS])
+                                window3d.OPS, incomplete.OPS, sequence_decode.OPS, sparse_more.OPS,
+                                ctc_loss.OPS])
 
 
 _register_op_families()

@@ -845,3 +845,20 @@ S("nn_ctc_greedy_full", lambda tf: (lambda d, p: [d[0].indices, d[0].values, d[0
 S("nn_ctc_greedy_nomerge", lambda tf: (lambda d, p: [d[0].indices, d[0].values, d[0].dense_shape, p])(*tf.nn.ctc_greedy_decoder(CTC_X, [7, 6, 3], merge_repeated=False)))
 S("sobel_edges_ph_grad", with_ph(lambda tf, p: tf.image.sobel_edges(p), IMG_SMALL, [None, None, None, 2]))
 S("sobel_edges_grad", lambda tf: _grads(tf, lambda tf, x: tf.image.sobel_edges(x), IMG_SMALL))
+
+
+# ----------------------------------------------------------------- ctc_loss (TF1 signature)
+def _ctc(tf, seq, **kw):
+    x = tf.constant(rn(5, 3, 4, seed=31))
+    labels = tf.SparseTensor(np.array([[0, 0], [0, 1], [1, 0], [1, 1], [2, 0]], np.int64),
+                             np.array([1, 1, 0, 2, 2], np.int32), [3, 2])
+    loss = tf.nn.ctc_loss(labels, x, seq, **kw)
+    return [loss, tf.gradients(tf.reduce_sum(loss * [1.0, 0.5, 2.0]), x)[0]]
+
+
+S("nn_ctc_loss", lambda tf: _ctc(tf, [5, 4, 2]))
+S("nn_ctc_loss_collapse_nomerge", lambda tf: _ctc(tf, [5, 3, 1], preprocess_collapse_repeated=True, ctc_merge_repeated=False))
+S("nn_ctc_loss_ignore_longer", lambda tf: _ctc(tf, [1, 4, 0], ignore_longer_outputs_than_inputs=True))
+S("nn_ctc_loss_longer_err", lambda tf: _ctc(tf, [5, 1, 2]))
+S("ssim_multiscale", lambda tf: tf.image.ssim_multiscale(ru(2, 48, 48, 1, seed=32), ru(2, 48, 48, 1, seed=33) * 0.5 + ru(2, 48, 48, 1, seed=32) * 0.5, 1.0, filter_size=3))
+S("ssim_multiscale_odd", lambda tf: tf.image.ssim_multiscale(ru(13, 15, 2, seed=34), ru(13, 15, 2, seed=34) * 0.7 + ru(13, 15, 2, seed=35) * 0.3, 1.0, power_factors=[0.3, 0.3, 0.4], filter_size=3))

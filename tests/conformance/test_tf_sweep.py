@@ -21,19 +21,6 @@ GOLDEN = tf_sweep.load()
 
 # Differences not fixed yet (each must still differ: strict xfail), with why.
 KNOWN = {
-    "draw_bounding_boxes": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "resize_v2_antialias": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "resize_v2_bilinear": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "sparse_cross_hashed": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "sparse_maximum": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "sparse_merge": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "sparse_split": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "sparse_to_indicator": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "ssim": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "str_bytes_split": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "str_format": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "str_to_hash_bucket": "not implemented in estimator_npu yet (TF 2.15 has it)",
-    "str_to_hash_bucket_strong": "not implemented in estimator_npu yet (TF 2.15 has it)",
     "str_unicode_decode": "not implemented in estimator_npu yet (TF 2.15 has it)",
 }
 
