@@ -2,9 +2,15 @@
 
 ``run_real_tf(code)`` runs ``code`` under a Python with real TensorFlow 2.15 (``$TF_PYTHON``,
 default ``/tmp/tf215/bin/python``) and asserts it exits 0; without one the test skips,
-saying why. Tests write what TF should read into ``tmp_path`` and read back what it wrote."""
+saying why. Tests write what TF should read into ``tmp_path`` and read back what it wrote.
+
+``gradcheck`` is the finite-difference checker of tests/engine/gradcheck.py, for tests of
+other folders."""
+import importlib.util
 import os
+import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -52,3 +58,15 @@ def check_recorded_values():
             np.testing.assert_allclose(np.asarray(got, np.float64),
                                        np.asarray(exp, np.float64), rtol=rtol, atol=atol)
     return check
+
+
+@pytest.fixture
+def gradcheck():
+    """tests/engine/gradcheck.py (the module test_gradients loads, under the same name)."""
+    name = "estimator_npu_tests_engine_gradcheck"
+    if name not in sys.modules:
+        path = pathlib.Path(__file__).parent / "engine" / "gradcheck.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]

@@ -1,10 +1,7 @@
 """``tf.contrib.crf`` against brute force: the log-likelihood is the log-softmax of a tag
 sequence's score over every tag sequence of its length, Viterbi is the argmax over them;
 gradients against finite differences with known and unknown shapes."""
-import importlib.util
 import itertools
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -14,16 +11,6 @@ from estimator_npu.contrib import crf
 
 TAGS, STEPS = 3, 4
 LENGTHS = np.array([4, 2, 1, 3], np.int32)
-
-
-def _load_gradcheck():
-    name = "estimator_npu_tests_engine_gradcheck"
-    if name not in sys.modules:
-        path = pathlib.Path(__file__).parents[1] / "engine" / "gradcheck.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def _score(x, trans, tags):
@@ -95,8 +82,8 @@ def test_empty_sequence_has_zero_likelihood(data):
 
 
 @pytest.mark.parametrize("dynamic", [False, True, "batch"])
-def test_log_likelihood_gradients(data, dynamic):
-    gc = _load_gradcheck()
+def test_log_likelihood_gradients(data, dynamic, gradcheck):
+    gc = gradcheck
     x, trans, tags = data
 
     def build(xs, ts):

@@ -1,8 +1,5 @@
 """``tf.contrib.legacy_seq2seq`` against numpy: the TF1 formulas of the losses, the
 decoder's loop function and variable sharing, gradients against finite differences."""
-import importlib.util
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -11,16 +8,6 @@ import estimator_npu as tf
 from estimator_npu.contrib import legacy_seq2seq as s2s
 
 B, T, C = 3, 4, 5
-
-
-def _load_gradcheck():
-    name = "estimator_npu_tests_engine_gradcheck"
-    if name not in sys.modules:
-        path = pathlib.Path(__file__).parents[1] / "engine" / "gradcheck.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def _np_xent(logits, labels):
@@ -76,8 +63,8 @@ def test_custom_loss_function_gets_labels_and_logits_by_name():
 
 
 @pytest.mark.parametrize("dynamic", [False, True])
-def test_loss_gradients(data, dynamic):
-    gc = _load_gradcheck()
+def test_loss_gradients(data, dynamic, gradcheck):
+    gc = gradcheck
     logits, targets, weights = data
 
     gc.check_grads(lambda a, b: s2s.sequence_loss([a, b], list(targets[:2]),

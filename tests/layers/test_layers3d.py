@@ -1,7 +1,6 @@
 """The 3-D tf.layers (conv3d, conv3d_transpose, max/average_pooling3d and their classes)
 against real TF 2.15's outputs and gradients (tools/record_tf_layers3d.py), channels_first
 against channels_last, a float64 finite-difference check and unknown static shapes."""
-import importlib.util
 import pathlib
 import sys
 
@@ -14,16 +13,6 @@ HERE = pathlib.Path(__file__).parent
 GOLDEN = np.load(HERE / "golden" / "layers3d.npz")
 sys.path.insert(0, str(HERE.parents[1] / "tools"))
 from record_tf_layers3d import CASES  # noqa: E402
-
-
-def _load_gradcheck():
-    name = "estimator_npu_tests_engine_gradcheck"
-    if name not in sys.modules:
-        path = HERE.parent / "engine" / "gradcheck.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def _extra(name, fn):
@@ -80,9 +69,9 @@ def test_channels_first_and_classes_match_channels_last(name):
 
 @pytest.mark.parametrize("fn,dynamic", [("conv3d", False), ("conv3d_transpose", "batch"),
                                         ("average_pooling3d", True)])
-def test_float64_input_gradients_against_finite_differences(fn, dynamic):
+def test_float64_input_gradients_against_finite_differences(fn, dynamic, gradcheck):
     """The kernel/bias gradients are checked against TF above (float32)."""
-    gc = _load_gradcheck()
+    gc = gradcheck
     rng = np.random.default_rng(3)
     x = rng.normal(size=(1, 3, 3, 2, 2))
     k = rng.normal(size=(2, 2, 1, 2, 2))
