@@ -70,3 +70,14 @@ def test_sparsemax_rejects_integer_logits():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="logits must be a float"):
             tf.contrib.sparsemax.sparsemax(tf.constant([[1, 2]]))
+
+
+def test_contrib_framework_sort_is_tf_sort():
+    # ProtoAttend sorts its attention weights with tf.contrib.framework.sort
+    with tf.Graph().as_default():
+        x = tf.constant([[3.0, 1.0, 2.0]])
+        with tf.Session() as sess:
+            s, a = sess.run([tf.contrib.framework.sort(x, direction="DESCENDING", axis=1),
+                             tf.contrib.framework.argsort(x)])
+    np.testing.assert_array_equal(s, [[3.0, 2.0, 1.0]])
+    np.testing.assert_array_equal(a, [[1, 2, 0]])
