@@ -124,7 +124,8 @@ def _fold_const_bounds(k):
         return k
 
     def fold(v):
-        if isinstance(v, Tensor) and v.op.type == "Const" and np.ndim(v.op.attrs["value"]) == 0:
+        if (isinstance(v, Tensor) and v.op.type == "Const" and v.dtype.is_integer
+                and np.ndim(v.op.attrs["value"]) == 0):
             return int(v.op.attrs["value"])
         return v
     return builtin_slice(fold(k.start), fold(k.stop), fold(k.step))
