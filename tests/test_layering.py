@@ -231,7 +231,9 @@ def test_core_line_budget(layer):
     # bincount, confusion_matrix); SparseTensors from numpy are graph values, fetched as
     # SparseTensorValue; integer Relu/Relu6/Conv2D as TF's kernels; REFLECT/SYMMETRIC
     # pad gradients (MirrorPadGrad).
-    budget = {"engine": 13220, "device": 1200, "hooks": 2500}[layer]
+    # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
+    # (StridedSliceDynamic and its gradient).
+    budget = {"engine": 13320, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -16,6 +16,7 @@ from estimator_npu.layers.slim_layers import (get_model_variables,  # noqa: F401
                                               variable)
 from estimator_npu.train.checkpoint_utils import assign_from_checkpoint_fn  # noqa: F401
 from estimator_npu.utils import nest  # noqa: F401
+from estimator_npu.math_ops_extra.array_extra import argsort, sort  # noqa: F401,E402
 
 
 

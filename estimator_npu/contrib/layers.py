@@ -1,6 +1,6 @@
 """``tf.contrib.layers``: TF-Slim-era layers, initializers and regularizers (re-exports)."""
 from estimator_npu.layers.arg_scope import add_arg_scope, arg_scope  # noqa: F401
-from estimator_npu.layers.functional import layer_norm  # noqa: F401
+from estimator_npu.layers.functional import instance_norm, layer_norm  # noqa: F401
 from estimator_npu.layers.slim_init import (apply_regularization, l1_regularizer,  # noqa: F401
                                             l2_regularizer,
                                             sum_regularizer, variance_scaling_initializer,

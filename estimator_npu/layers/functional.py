@@ -352,6 +352,57 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         return math_ops.cast(y, out_dtype)
 
 
+def instance_norm(inputs, center=True, scale=True, epsilon=1e-6, activation_fn=None,
+                  param_initializers=None, reuse=None, variables_collections=None,
+                  outputs_collections=None, trainable=True, data_format="NHWC", scope=None):
+    """Instance normalization (``tf.contrib.layers.instance_norm``).
+
+    Normalizes each example and channel over the spatial dims (all but the batch and channel
+    axes of ``data_format`` ``NHWC``/``NCHW``-style inputs of rank >= 3) and applies
+    per-channel ``beta``/``gamma`` in variable scope ``InstanceNorm``; ``param_initializers``
+    may map ``beta``/``gamma`` to initializers.
+    """
+    x = _float_inputs(inputs, "instance_norm")
+    nd = x.shape.ndims
+    if nd is None or nd < 3:
+        raise ValueError(f"instance_norm: inputs must have a known rank >= 3, got {x.shape}")
+    if data_format not in ("NHWC", "NCHW", "NDHWC", "NCDHW", "NWC", "NCW"):
+        raise ValueError(f"instance_norm: data_format must be NHWC-like or NCHW-like, got "
+                         f"{data_format!r}")
+    channels_first = data_format.startswith("NC")
+    c_axis = 1 if channels_first else nd - 1
+    channels = x.shape.values[c_axis]
+    if channels is None:
+        raise ValueError(f"instance_norm: inputs {x.shape} must have a known channel dim")
+    norm_axes = [a for a in range(1, nd) if a != c_axis]
+    inits = dict(param_initializers or {})
+    dt = _param_dtype(x)
+    out_dtype = x.dtype
+    x = math_ops.cast(x, dt)
+    g = get_default_graph()
+    with variable_scope(scope, default_name="InstanceNorm", reuse=reuse):
+        params = {}
+        for pname, on, init in (("beta", center, init_ops.zeros_initializer),
+                                ("gamma", scale, init_ops.ones_initializer)):
+            if on:
+                v = get_variable(pname, [channels], dtype=dt,
+                                 initializer=inits.get(pname, init()), trainable=trainable)
+                for c in _collections(variables_collections, pname):
+                    g.add_to_collection(c, v)
+                if channels_first:
+                    v = array_ops.reshape(v, [channels] + [1] * (nd - 2))
+                params[pname] = v
+        mean, variance = nn_ops.moments(x, norm_axes, keep_dims=True)
+        y = nn_ops.batch_normalization(x, mean, variance, params.get("beta"),
+                                       params.get("gamma"), epsilon)
+        y = math_ops.cast(y, out_dtype)
+        if activation_fn is not None:
+            y = activation_fn(y)
+        for c in outputs_collections or []:
+            g.add_to_collection(c, y)
+        return y
+
+
 def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
                variables_collections=None, outputs_collections=None, trainable=True,
                begin_norm_axis=1, begin_params_axis=-1, scope=None):

@@ -10,6 +10,7 @@ import numpy as np
 
 import estimator_npu as tf
 from estimator_npu.engine.ops import math_ops
+from estimator_npu.engine.ops import slice_ops as _slice_ops
 from estimator_npu.engine.ops.core import make_op, make_tensor
 from op_spec_tools import case_list, normal, uniform
 
@@ -335,6 +336,16 @@ case("StridedSlice", "dynamic", lambda x: x[1:, 0], normal((3, 4)), dynamic=True
 case("SliceGrad", "direct",
      lambda dy: make_tensor("SliceGrad", [dy, tf.zeros([4, 3], tf.float64)], dy.dtype, [4, 3],
                             {"key": (slice(1, None, 2), slice(None, 2))}),
+     normal((2, 2)))
+case("StridedSliceDynamic", "tensor_bounds",
+     lambda x: x[tf.identity(1):tf.identity(3), ::2], normal((4, 3)))
+case("StridedSliceDynamic", "tensor_bounds_dynamic",
+     lambda x: x[tf.identity(1):, :tf.identity(-1)], normal((4, 3)), dynamic=True)
+case("SliceGradDynamic", "direct",
+     lambda dy: make_tensor("SliceGradDynamic",
+                            [dy, tf.zeros([4, 3], tf.float64), tf.identity(1)], dy.dtype,
+                            [4, 3], {"key": (slice(_slice_ops._Bound(0), None, 2),
+                                             slice(None, 2))}),
      normal((2, 2)))
 
 # ------------------------------------------------------------------ broadcasting helpers

@@ -99,11 +99,16 @@ def getitem(x, key):
     x = convert_to_tensor(x)
     if not isinstance(key, tuple):
         key = (key,)
+    key = tuple(_fold_const_bounds(k) for k in key)
+    if any(isinstance(k, builtin_slice) and any(isinstance(v, Tensor) for v in
+                                                (k.start, k.stop, k.step)) for k in key):
+        return _strided_dynamic(x, key)
     for k in key:
         if isinstance(k, builtin_slice):
             for v in (k.start, k.stop, k.step):
                 if v is not None and not isinstance(v, (int, np.integer)):
-                    raise TypeError(f"Only integer slice bounds are supported, got {k}")
+                    raise TypeError(f"Only integer or scalar int tensor slice bounds are "
+                                    f"supported, got {k}")
         elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer)):
             if isinstance(k, Tensor):
                 return _tensor_index(x, key)
@@ -111,6 +116,102 @@ def getitem(x, key):
                             f"{type(k).__name__}")
     key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
     return _strided(x, key)
+
+
+def _fold_const_bounds(k):
+    """A slice's constant scalar tensor bounds as ints (other keys unchanged)."""
+    if not isinstance(k, builtin_slice):
+        return k
+
+    def fold(v):
+        if (isinstance(v, Tensor) and v.op.type == "Const" and v.dtype.is_integer
+                and np.ndim(v.op.attrs["value"]) == 0):
+            return int(v.op.attrs["value"])
+        return v
+    return builtin_slice(fold(k.start), fold(k.stop), fold(k.step))
+
+
+class _Bound:
+    """Marks a slice bound that is the ``j``-th extra input of a dynamic strided slice."""
+    __slots__ = ("j",)
+
+    def __init__(self, j):
+        self.j = j
+
+    def __repr__(self):
+        return f"<bound {self.j}>"
+
+
+def _strided_dynamic(x, key):
+    """``x[key]`` where some slice bounds are scalar int tensors (known when the graph
+    runs); Python slicing semantics (negative bounds, clamping) at run time."""
+    bounds, template = [], []
+    for k in key:
+        if isinstance(k, builtin_slice):
+            parts = []
+            for v in (k.start, k.stop, k.step):
+                if isinstance(v, Tensor):
+                    if v.shape.ndims not in (0, None) or not v.dtype.is_integer:
+                        raise TypeError(f"A slice bound must be a scalar int tensor, got {v}")
+                    parts.append(_Bound(len(bounds)))
+                    bounds.append(v)
+                elif v is not None and not isinstance(v, (int, np.integer)):
+                    raise TypeError(f"Only integer or scalar int tensor slice bounds are "
+                                    f"supported, got {k}")
+                else:
+                    parts.append(None if v is None else int(v))
+            template.append(builtin_slice(*parts))
+        elif isinstance(k, Tensor):
+            raise TypeError("Indexing with a tensor index together with tensor slice bounds "
+                            f"is not supported, got {key!r}")
+        else:
+            template.append(int(k) if isinstance(k, np.integer) else k)
+    template = tuple(template)
+    static = tuple(builtin_slice(None) if isinstance(k, builtin_slice) and any(
+        isinstance(v, _Bound) for v in (k.start, k.stop, k.step)) else k for k in template)
+    shape = _strided(x, static).shape  # the rank and the dims of the static keys
+    dims = None
+    if shape.ndims is not None:
+        dims, i = list(shape.values), 0
+        for k, ks in zip(template, static):
+            if k is Ellipsis:
+                i += (x.shape.ndims or 0) - sum(1 for t in template
+                                                 if t is not None and t is not Ellipsis)
+            elif k is None or isinstance(k, builtin_slice):
+                if k is not ks:
+                    dims[i] = None
+                i += 1
+    return make_tensor("StridedSliceDynamic", [x] + bounds, x.dtype, dims, {"key": template})
+
+
+def _resolve_key(template, bounds):
+    def val(v):
+        return int(bounds[v.j]) if isinstance(v, _Bound) else v
+    return tuple(builtin_slice(val(k.start), val(k.stop), val(k.step))
+                 if isinstance(k, builtin_slice) else k for k in template)
+
+
+def _dyn_slice_grad(op, dy):
+    x, bounds = op.inputs[0], list(op.inputs[1:])
+    grad = make_tensor("SliceGradDynamic", [dy, x] + bounds, dy.dtype, x.shape,
+                       {"key": op.attrs["key"]})
+    return [grad] + [None] * len(bounds)
+
+
+def _dyn_slice_grad_kernel(dy, x, *bounds, key):
+    out = np.zeros(np.shape(x), dtype=dy.dtype)
+    out[_resolve_key(key, bounds)] = dy
+    return out
+
+
+OPS.define("StridedSliceDynamic",
+           kernel=with_attrs(lambda x, *b, key: x[_resolve_key(key, b)], "key"),
+           grad=_dyn_slice_grad, may_alias=True)
+OPS.define("SliceGradDynamic", kernel=with_attrs(_dyn_slice_grad_kernel, "key"),
+           grad=lambda op, g: [make_tensor("StridedSliceDynamic", [g] + list(op.inputs[2:]),
+                                           g.dtype, op.inputs[0].shape,
+                                           {"key": op.attrs["key"]}), None]
+           + [None] * (len(op.inputs) - 2))
 
 
 def _tensor_index(x, key):
