@@ -379,28 +379,11 @@ def instance_norm(inputs, center=True, scale=True, epsilon=1e-6, activation_fn=N
     dt = _param_dtype(x)
     out_dtype = x.dtype
     x = math_ops.cast(x, dt)
-    g = get_default_graph()
     with variable_scope(scope, default_name="InstanceNorm", reuse=reuse):
-        params = {}
-        for pname, on, init in (("beta", center, init_ops.zeros_initializer),
-                                ("gamma", scale, init_ops.ones_initializer)):
-            if on:
-                v = get_variable(pname, [channels], dtype=dt,
-                                 initializer=inits.get(pname, init()), trainable=trainable)
-                for c in _collections(variables_collections, pname):
-                    g.add_to_collection(c, v)
-                if channels_first:
-                    v = array_ops.reshape(v, [channels] + [1] * (nd - 2))
-                params[pname] = v
-        mean, variance = nn_ops.moments(x, norm_axes, keep_dims=True)
-        y = nn_ops.batch_normalization(x, mean, variance, params.get("beta"),
-                                       params.get("gamma"), epsilon)
-        y = math_ops.cast(y, out_dtype)
-        if activation_fn is not None:
-            y = activation_fn(y)
-        for c in outputs_collections or []:
-            g.add_to_collection(c, y)
-        return y
+        return _normalize(x, norm_axes, [channels], center, scale, epsilon, trainable,
+                          variables_collections, outputs_collections, activation_fn,
+                          out_dtype, inits,
+                          [channels] + [1] * (nd - 2) if channels_first else None)
 
 
 def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
@@ -430,25 +413,39 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
     dt = _param_dtype(x)
     out_dtype = x.dtype
     x = math_ops.cast(x, dt)
-    g = get_default_graph()
     with variable_scope(scope, default_name="LayerNorm", reuse=reuse):
-        params = {}
-        for pname, on, init in (("beta", center, init_ops.zeros_initializer),
-                                ("gamma", scale, init_ops.ones_initializer)):
-            if on:
-                v = params[pname] = get_variable(pname, list(params_shape), dtype=dt,
-                                                 initializer=init(), trainable=trainable)
-                for c in _collections(variables_collections, pname):
-                    g.add_to_collection(c, v)
-        mean, variance = nn_ops.moments(x, norm_axes, keep_dims=True)
-        y = nn_ops.batch_normalization(x, mean, variance, params.get("beta"),
-                                       params.get("gamma"), 1e-12)
-        y = math_ops.cast(y, out_dtype)
-        if activation_fn is not None:
-            y = activation_fn(y)
-        for c in outputs_collections or []:
-            g.add_to_collection(c, y)
-        return y
+        return _normalize(x, norm_axes, params_shape, center, scale, 1e-12, trainable,
+                          variables_collections, outputs_collections, activation_fn,
+                          out_dtype)
+
+
+def _normalize(x, norm_axes, params_shape, center, scale, epsilon, trainable,
+               variables_collections, outputs_collections, activation_fn, out_dtype,
+               initializers=None, params_view=None):
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``norm_axes`` (moments per
+    example), with variables ``beta`` / ``gamma`` of ``params_shape`` (viewed as
+    ``params_view`` when given) made in the current scope; cast to ``out_dtype``, then
+    ``activation_fn``; the shared tail of instance_norm and layer_norm."""
+    g = get_default_graph()
+    params = {}
+    for pname, on, init in (("beta", center, init_ops.zeros_initializer),
+                            ("gamma", scale, init_ops.ones_initializer)):
+        if on:
+            v = get_variable(pname, list(params_shape), dtype=x.dtype,
+                             initializer=(initializers or {}).get(pname, init()),
+                             trainable=trainable)
+            for c in _collections(variables_collections, pname):
+                g.add_to_collection(c, v)
+            params[pname] = v if params_view is None else array_ops.reshape(v, params_view)
+    mean, variance = nn_ops.moments(x, norm_axes, keep_dims=True)
+    y = nn_ops.batch_normalization(x, mean, variance, params.get("beta"),
+                                   params.get("gamma"), epsilon)
+    y = math_ops.cast(y, out_dtype)
+    if activation_fn is not None:
+        y = activation_fn(y)
+    for c in outputs_collections or []:
+        g.add_to_collection(c, y)
+    return y
 
 
 def _collections(spec, key):
