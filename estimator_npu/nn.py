@@ -39,6 +39,7 @@ from estimator_npu.math_ops_extra.nn_stats import (log_poisson_loss,  # noqa: F4
 from estimator_npu.math_ops_extra.window3d import (avg_pool3d, conv3d,  # noqa: F401,E402
                                                    conv3d_backprop_filter_v2,
                                                    conv3d_backprop_input_v2, conv3d_transpose,
-                                                   max_pool3d, max_pool_with_argmax, pool)
+                                                   max_pool3d, pool)
+from estimator_npu.math_ops_extra.pool_argmax import max_pool_with_argmax  # noqa: F401,E402
 from estimator_npu.math_ops_extra.sequence_decode import ctc_greedy_decoder  # noqa: F401,E402
 from estimator_npu.math_ops_extra.ctc_loss import ctc_loss  # noqa: F401,E402

@@ -16,12 +16,12 @@ def _register_op_families():
                                               ctc_loss,
                                               tensor_utils,
                                               incomplete, sequence_decode, variable_utils,
-                                              window3d)
+                                              window3d, pool_argmax)
     registry.register_families([elementwise.OPS, array_extra.OPS, space_ops.OPS,
                                 tensor_utils.OPS, segments.OPS, scatters.OPS,
                                 variable_utils.OPS, sparse_ops.OPS, more_math.OPS,
                                 window3d.OPS, incomplete.OPS, sequence_decode.OPS, sparse_more.OPS,
-                                ctc_loss.OPS])
+                                ctc_loss.OPS, pool_argmax.OPS])
 
 
 _register_op_families()
