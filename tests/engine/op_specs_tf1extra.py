@@ -1,8 +1,8 @@
 """Gradient-check cases for 3-D convolution / pooling, ``max_pool_with_argmax``
 (``math_ops_extra/window3d.py``, ``pool_argmax.py``), bicubic / area resizing and the image
-ops of ``images/boxes.py`` (crop_and_resize). As in ``op_specs_conv``, the backprop ops are reached by
-building ``tf.gradients`` inside ``build``; max-pool inputs are distinct values well apart
-(no ties within the finite-difference step)."""
+ops of ``images/boxes.py`` (crop_and_resize). As in ``op_specs_conv``, the backprop ops are
+reached by building ``tf.gradients`` inside ``build``; max-pool inputs are distinct values
+well apart (no ties within the finite-difference step)."""
 import numpy as np
 
 import estimator_npu as tf
