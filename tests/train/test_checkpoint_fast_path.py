@@ -18,7 +18,7 @@ import pytest
 import estimator_npu as tf
 from estimator_npu import errors
 from estimator_npu.engine import tf_protos as pb
-from estimator_npu.train import checkpoint_io, sstable, tensor_bundle
+from estimator_npu.train import bundle_files, checkpoint_io, sstable, tensor_bundle
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden_tf")
 EXPECTED = np.load(os.path.join(GOLDEN, "expected.npz"))
@@ -238,6 +238,7 @@ def test_flipped_byte_is_caught_before_any_variable_changes(tmp_path, monkeypatc
                                                             initialized):
     """Initialized variables take the read-into-place path, the others fresh arrays."""
     monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)     # many pieces per tensor
+    monkeypatch.setattr(bundle_files, "_CHUNK", 4096)   # the reads' pieces
     path, values = _saved(tmp_path, seed=3)
     entry = tf.train.NewCheckpointReader(path)._index.entries[victim]
     data = path + checkpoint_io.DATA_SUFFIX
@@ -283,6 +284,7 @@ def test_truncated_data_file_is_caught_before_any_variable_changes(tmp_path):
 
 def test_streamed_save_writes_tfs_crc_of_every_tensor(tmp_path, monkeypatch):
     monkeypatch.setattr(tensor_bundle, "_CHUNK", 1000)   # many pieces per tensor
+    monkeypatch.setattr(bundle_files, "_CHUNK", 1000)   # the reads' pieces
     rng = np.random.default_rng(5)
     values = {"odd": rng.standard_normal(1001).astype(np.float32),   # 4004 bytes
               "exact": rng.standard_normal(250).astype(np.float32),  # 1000 bytes
@@ -413,6 +415,7 @@ def test_threaded_read_checks_every_tensor_and_names_the_first_damaged(tmp_path,
     monkeypatch.setattr(tensor_bundle, "_PARALLEL_BYTES", 0)
     monkeypatch.setattr(tensor_bundle, "_WORKERS", 3)
     monkeypatch.setattr(tensor_bundle, "_CHUNK", 4096)
+    monkeypatch.setattr(bundle_files, "_CHUNK", 4096)   # the reads' pieces
     path, values = _saved(tmp_path, seed=5)
     threads, original = {}, tensor_bundle._DataFile._read_crc
 
