@@ -60,6 +60,20 @@ def _filters(filters, layer):
     return int(filters)
 
 
+def _conv_args(inputs, filters, kernel_size, strides, padding, data_format, layer):
+    """The checked arguments both 3-D convolution layers share: ``(x, fmt, ncdhw,
+    in_channels, kernel, strides, padding, filters, param_dtype)``."""
+    x = _float_inputs(inputs, layer)
+    fmt = _format(data_format, layer)
+    _rank5(x, layer)
+    ncdhw = fmt == "NCDHW"
+    in_c = _channels(x, ncdhw, layer, data_format)
+    k = _triple(kernel_size, "kernel_size", layer)
+    s = _triple(strides, "strides", layer)
+    return (x, fmt, ncdhw, in_c, k, s, _padding(padding, layer), _filters(filters, layer),
+            _param_dtype(x))
+
+
 def _bias(y, filters, dt, fmt, initializer, regularizer, constraint, trainable):
     bias = get_variable("bias", [filters], dtype=dt,
                         initializer=initializer or init_ops.zeros_initializer(),
@@ -76,17 +90,9 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
     """A 3-D convolution layer; ``kernel_size``/``strides``/``dilation_rate`` an int or 3
     ints, ``padding`` ``"valid"`` or ``"same"``; other arguments as ``tf.layers.conv2d``."""
     layer = "conv3d"
-    x = _float_inputs(inputs, layer)
-    fmt = _format(data_format, layer)
-    _rank5(x, layer)
-    ncdhw = fmt == "NCDHW"
-    in_c = _channels(x, ncdhw, layer, data_format)
-    k = _triple(kernel_size, "kernel_size", layer)
-    s = _triple(strides, "strides", layer)
+    x, fmt, ncdhw, in_c, k, s, pad, filters, dt = _conv_args(
+        inputs, filters, kernel_size, strides, padding, data_format, layer)
     d = _triple(dilation_rate, "dilation_rate", layer)
-    pad = _padding(padding, layer)
-    filters = _filters(filters, layer)
-    dt = _param_dtype(x)
     with variable_scope(name, default_name="conv3d", reuse=reuse):
         kernel = get_variable("kernel", k + [in_c, filters], dtype=dt,
                               initializer=kernel_initializer, regularizer=kernel_regularizer,
@@ -113,16 +119,8 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     """The transpose of a 3-D convolution (``same``: size ``in * stride``; ``valid``:
     ``in * stride + max(k - stride, 0)``)."""
     layer = "conv3d_transpose"
-    x = _float_inputs(inputs, layer)
-    fmt = _format(data_format, layer)
-    _rank5(x, layer)
-    ncdhw = fmt == "NCDHW"
-    in_c = _channels(x, ncdhw, layer, data_format)
-    k = _triple(kernel_size, "kernel_size", layer)
-    s = _triple(strides, "strides", layer)
-    pad = _padding(padding, layer)
-    filters = _filters(filters, layer)
-    dt = _param_dtype(x)
+    x, fmt, ncdhw, in_c, k, s, pad, filters, dt = _conv_args(
+        inputs, filters, kernel_size, strides, padding, data_format, layer)
     spatial = (2, 3, 4) if ncdhw else (1, 2, 3)
     with variable_scope(name, default_name="conv3d_transpose", reuse=reuse):
         kernel = get_variable("kernel", k + [filters, in_c], dtype=dt,
