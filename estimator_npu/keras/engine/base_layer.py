@@ -111,7 +111,19 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        """TF 2.15's base config: ``name``, ``trainable``, ``batch_input_shape`` (when the
+        layer was given an input shape) and ``dtype``; subclasses add their arguments."""
+        config = {"name": self.name, "trainable": self.trainable}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = tuple(self._batch_input_shape)
+        config["dtype"] = self.dtype
+        return config
+
+    def _weight_config(self, prefix, initializer, regularizer, constraint):
+        """``<prefix>_initializer`` / ``_regularizer`` / ``_constraint`` config entries."""
+        return {f"{prefix}_initializer": initializers.serialize(initializer),
+                f"{prefix}_regularizer": regularizers.serialize(regularizer),
+                f"{prefix}_constraint": constraints.serialize(constraint)}
 
     @classmethod
     def from_config(cls, config):

@@ -32,8 +32,10 @@ class Sequential(Model):
         if self._input is None and getattr(layer, "_batch_input_shape", None) is not None \
                 and len(self.layers) == 1:
             shape = layer._batch_input_shape
-            self._input = Input(batch_shape=shape, dtype=layer.dtype
-                                if not isinstance(layer, _IntInputs) else "int32")
+            # as Keras: named <layer>_input, of the layer's dtype (an Embedding's ids are
+            # float32 there too, cast to int32 by the layer)
+            self._input = Input(batch_shape=shape, dtype=layer.dtype,
+                                name=layer.name + "_input")
             self._rebuild()
         elif self._input is not None:
             self._init_graph_network(self._input, layer(self.outputs[0] if
@@ -74,6 +76,12 @@ class Sequential(Model):
     def _call_takes(self, arg):
         return False
 
+    def get_config(self):
+        from estimator_npu.keras.engine.model_config import sequential_config
+        return sequential_config(self)
 
-class _IntInputs:
-    """Marker: layers whose inputs are integer ids (an ``Embedding`` first layer)."""
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import sequential_from_config
+        return sequential_from_config(cls, config, custom_objects)
+

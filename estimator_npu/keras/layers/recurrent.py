@@ -12,7 +12,7 @@ from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.shape import dimension_value
 from estimator_npu.engine.ops.slice_ops import reverse
-from estimator_npu.keras import activations, backend, initializers, regularizers
+from estimator_npu.keras import activations, backend, constraints, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
 from estimator_npu.layers import functional
 from estimator_npu.rnn.cells import _zeros
@@ -131,6 +131,31 @@ class _RNN(Layer):
         if not self.return_state:
             return out
         return [out] + (list(state) if isinstance(state, tuple) else [state])
+
+    def get_config(self):
+        c, lstm_or_gru = self._config, not isinstance(self, SimpleRNN)
+        config = dict(super().get_config(), return_sequences=c["return_sequences"],
+                      return_state=c["return_state"], go_backwards=c["go_backwards"],
+                      stateful=c["stateful"], unroll=c["unroll"], time_major=c["time_major"],
+                      units=self.units, activation=activations.serialize(self.activation))
+        if lstm_or_gru:
+            config["recurrent_activation"] = activations.serialize(self.recurrent_activation)
+        config["use_bias"] = self.use_bias
+        for i, k in enumerate(("kernel", "recurrent", "bias")):
+            config[f"{k}_initializer"] = initializers.serialize(self._init[i])
+        if isinstance(self, LSTM):
+            config["unit_forget_bias"] = self.unit_forget_bias
+        for i, k in enumerate(("kernel", "recurrent", "bias")):
+            config[f"{k}_regularizer"] = regularizers.serialize(self._reg[i])
+        config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        for i, k in enumerate(("kernel", "recurrent", "bias")):
+            config[f"{k}_constraint"] = constraints.serialize(constraints.get(self._cons[i]))
+        config.update(dropout=self.dropout, recurrent_dropout=self.recurrent_dropout)
+        if lstm_or_gru:
+            config["implementation"] = c["implementation"]
+        if isinstance(self, GRU):
+            config["reset_after"] = self.reset_after
+        return config
 
     @property
     def states(self):

@@ -1,0 +1,194 @@
+"""Records TF 2.15's Keras HDF5 files and config dicts (tf.compat.v1, disable_v2_behavior)
+for tests/keras/test_h5.py and tests/keras/test_layer_configs.py:
+
+    /tmp/tf215/bin/python tools/record_keras_h5.py
+
+Writes under tests/keras/tf_h5/:
+- ``<model>.h5`` (``model.save``) and ``<model>_weights.h5`` (``save_weights``) for four
+  small models (Sequential MLP with Adam, Sequential CNN with BatchNormalization and SGD
+  with momentum, a two-input functional model with Adam, Embedding + LSTM with RMSprop)
+  whose weights start from a seeded numpy draw and are then trained for
+  two steps on fixed data (so the optimizer state is not zeros);
+- ``<model>.npz``: the starting weights, the training data, ``predict`` on a test batch
+  after training, and after one more ``fit`` step of the model reloaded with ``load_model``
+  (the optimizer state then matters);
+- ``<model>.json``: ``model.to_json()``;
+- ``layer_configs.json``: ``get_config()`` of layers built from the listed arguments.
+"""
+import json
+import os
+
+import numpy as np
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "keras",
+                   "tf_h5")
+
+# (class name, constructor kwargs, input shape without the batch dimension or None)
+LAYERS = [
+    ("Dense", {"units": 3}, (4,)),
+    ("Dense", {"units": 2, "activation": "relu", "use_bias": False,
+               "kernel_regularizer": {"class_name": "L2", "config": {"l2": 0.01}},
+               "kernel_initializer": "he_normal", "input_shape": (4,)}, None),
+    ("Dropout", {"rate": 0.25, "seed": 3}, (4,)),
+    ("Flatten", {}, (2, 3)),
+    ("Activation", {"activation": "tanh"}, (4,)),
+    ("Reshape", {"target_shape": (3, 2)}, (6,)),
+    ("Permute", {"dims": (2, 1)}, (2, 3)),
+    ("RepeatVector", {"n": 3}, (4,)),
+    ("Conv2D", {"filters": 4, "kernel_size": 3}, (6, 6, 2)),
+    ("Conv2D", {"filters": 4, "kernel_size": (3, 2), "strides": 2, "padding": "same",
+                "activation": "relu", "dilation_rate": 1}, (6, 6, 2)),
+    ("Conv2DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2, "padding": "same"},
+     (4, 4, 3)),
+    ("Conv1D", {"filters": 3, "kernel_size": 2}, (5, 2)),
+    ("SeparableConv2D", {"filters": 3, "kernel_size": 3}, (6, 6, 2)),
+    ("DepthwiseConv2D", {"kernel_size": 3}, (6, 6, 2)),
+    ("MaxPooling2D", {}, (4, 4, 2)),
+    ("MaxPooling2D", {"pool_size": 3, "strides": 1, "padding": "same"}, (4, 4, 2)),
+    ("AveragePooling2D", {"pool_size": (2, 2)}, (4, 4, 2)),
+    ("MaxPooling1D", {}, (4, 2)),
+    ("AveragePooling1D", {"pool_size": 2}, (4, 2)),
+    ("GlobalAveragePooling2D", {}, (4, 4, 2)),
+    ("GlobalMaxPooling2D", {}, (4, 4, 2)),
+    ("GlobalAveragePooling1D", {}, (4, 2)),
+    ("GlobalMaxPooling1D", {}, (4, 2)),
+    ("ZeroPadding2D", {"padding": 1}, (4, 4, 2)),
+    ("Cropping2D", {"cropping": 1}, (4, 4, 2)),
+    ("UpSampling2D", {}, (2, 2, 1)),
+    ("BatchNormalization", {}, (4,)),
+    ("BatchNormalization", {"momentum": 0.9, "epsilon": 1e-5, "center": False}, (4, 4, 2)),
+    ("LayerNormalization", {}, (4,)),
+    ("Embedding", {"input_dim": 10, "output_dim": 3}, None),
+    ("LeakyReLU", {"alpha": 0.2}, (4,)),
+    ("ReLU", {}, (4,)),
+    ("ELU", {}, (4,)),
+    ("Softmax", {}, (4,)),
+    ("PReLU", {}, (4,)),
+    ("SimpleRNN", {"units": 3}, (5, 2)),
+    ("LSTM", {"units": 3}, (5, 2)),
+    ("GRU", {"units": 3, "return_sequences": True}, (5, 2)),
+]
+
+
+def _layer_configs(tf):
+    out = []
+    for name, kwargs, shape in LAYERS:
+        tf.reset_default_graph()
+        kw = dict(kwargs)
+        if isinstance(kw.get("kernel_regularizer"), dict):
+            kw["kernel_regularizer"] = tf.keras.regularizers.get(kw["kernel_regularizer"])
+        layer = getattr(tf.keras.layers, name)(**kw)
+        if shape is not None:
+            layer(tf.keras.Input(shape))
+        elif name == "Embedding":
+            layer(tf.keras.Input((4,), dtype="int32"))
+        else:
+            layer(tf.keras.Input(kwargs["input_shape"]))
+        out.append({"class_name": name, "kwargs": kwargs, "input_shape": shape,
+                    "config": layer.get_config()})
+    return out
+
+
+def _mlp(tf):
+    K = tf.keras
+    m = K.Sequential([K.layers.Dense(4, activation="relu", input_shape=(3,)),
+                      K.layers.Dropout(0.5), K.layers.Dense(2, activation="softmax")])
+    m.compile(K.optimizers.Adam(0.01), "categorical_crossentropy", metrics=["accuracy"])
+    return m
+
+
+def _cnn(tf):
+    K = tf.keras
+    m = K.Sequential([K.layers.Conv2D(3, 3, activation="relu", input_shape=(6, 6, 2)),
+                      K.layers.BatchNormalization(), K.layers.MaxPooling2D(),
+                      K.layers.Flatten(), K.layers.Dense(2)])
+    m.compile(K.optimizers.SGD(0.05, momentum=0.9), "mse")
+    return m
+
+
+def _func(tf):
+    K = tf.keras
+    a, b = K.Input((3,), name="a"), K.Input((2,), name="b")
+    x = K.layers.Dense(4, activation="relu", name="da")(a)
+    y = K.layers.Dense(4, name="db")(b)
+    z = K.layers.Concatenate()([x, K.layers.Add()([x, y])])
+    out = K.layers.Dense(1, name="out")(z)
+    m = K.Model([a, b], out, name="two_in")
+    m.compile(K.optimizers.Adam(0.01), "mse", metrics=["mae"])
+    return m
+
+
+def _rnn(tf):
+    K = tf.keras
+    m = K.Sequential([K.layers.Embedding(10, 4, input_length=5), K.layers.LSTM(3),
+                      K.layers.Dense(1)])
+    m.compile(K.optimizers.RMSprop(0.01), "mse")
+    return m
+
+
+MODELS = (("mlp", _mlp), ("cnn", _cnn), ("func", _func), ("rnn", _rnn))
+
+
+def _data(name):
+    rng = np.random.RandomState(7)
+    if name == "mlp":
+        x = rng.normal(size=(8, 3)).astype(np.float32)
+        y = np.eye(2, dtype=np.float32)[rng.randint(0, 2, 8)]
+        return [x], y
+    if name == "rnn":
+        return [rng.randint(0, 10, size=(8, 5)).astype(np.int32)], \
+            rng.normal(size=(8, 1)).astype(np.float32)
+    if name == "cnn":
+        return [rng.normal(size=(8, 6, 6, 2)).astype(np.float32)], \
+            rng.normal(size=(8, 2)).astype(np.float32)
+    return [rng.normal(size=(8, 3)).astype(np.float32),
+            rng.normal(size=(8, 2)).astype(np.float32)], rng.normal(size=(8, 1)).astype(
+        np.float32)
+
+
+def start_weights(model_weights_shapes, seed=11):
+    """The starting weights: a seeded normal draw (scale 0.3) per weight; BatchNorm's
+    moving variance (the fourth weight of a 4-weight layer) made positive by ``abs``."""
+    rng = np.random.RandomState(seed)
+    return [(0.3 * rng.normal(size=s)).astype(np.float32) for s in model_weights_shapes]
+
+
+def _record_model(tf, name, make):
+    tf.reset_default_graph()
+    m = make(tf)
+    shapes = [tuple(w.shape) for w in m.get_weights()]
+    w0 = start_weights(shapes)
+    if name == "cnn":  # BatchNormalization's moving variance must be positive
+        w0[5] = np.abs(w0[5]) + 0.5
+    m.set_weights(w0)
+    xs, y = _data(name)
+    m.fit(xs, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    m.save(os.path.join(OUT, f"{name}.h5"))
+    m.save_weights(os.path.join(OUT, f"{name}_weights.h5"))
+    with open(os.path.join(OUT, f"{name}.json"), "w") as f:
+        f.write(m.to_json())
+    pred = m.predict(xs, batch_size=8)
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    m2 = tf.keras.models.load_model(os.path.join(OUT, f"{name}.h5"))
+    m2.fit(xs, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    pred2 = m2.predict(xs, batch_size=8)
+    arrays = {f"w0_{i}": w for i, w in enumerate(w0)}
+    arrays.update({f"x_{i}": x for i, x in enumerate(xs)})
+    np.savez(os.path.join(OUT, f"{name}.npz"), y=y, pred=pred, pred_after_step=pred2,
+             **arrays)
+
+
+def main():
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+    os.makedirs(OUT, exist_ok=True)
+    for name, make in MODELS:
+        _record_model(tf, name, make)
+    with open(os.path.join(OUT, "layer_configs.json"), "w") as f:
+        json.dump(_layer_configs(tf), f, indent=1, sort_keys=True,
+                  default=lambda o: o.tolist())
+
+
+if __name__ == "__main__":
+    main()
