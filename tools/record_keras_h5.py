@@ -6,7 +6,8 @@ for tests/keras/test_h5.py and tests/keras/test_layer_configs.py:
 Writes under tests/keras/tf_h5/:
 - ``<model>.h5`` (``model.save``) and ``<model>_weights.h5`` (``save_weights``) for four
   small models (Sequential MLP with Adam, Sequential CNN with BatchNormalization and SGD
-  with momentum, a two-input functional model with Adam, Embedding + LSTM with RMSprop)
+  with momentum, a two-input functional model with Adam, Embedding + LSTM with RMSprop,
+  a functional model around a nested Sequential with Adam)
   whose weights start from a seeded numpy draw and are then trained for
   two steps on fixed data (so the optimizer state is not zeros);
 - ``<model>.npz``: the starting weights, the training data, ``predict`` on a test batch
@@ -67,7 +68,20 @@ LAYERS = [
     ("SimpleRNN", {"units": 3}, (5, 2)),
     ("LSTM", {"units": 3}, (5, 2)),
     ("GRU", {"units": 3, "return_sequences": True}, (5, 2)),
+    # a wrapper's "layer" argument: (class name, kwargs) of the wrapped layer
+    ("Bidirectional", {"layer": ("LSTM", {"units": 3, "return_sequences": True})}, (5, 2)),
+    ("Bidirectional", {"layer": ("GRU", {"units": 2}), "merge_mode": "sum"}, (5, 2)),
+    ("TimeDistributed", {"layer": ("Dense", {"units": 3})}, (5, 2)),
 ]
+
+
+def make_layer(layers_module, name, kwargs):
+    """The layer ``name(**kwargs)``, a wrapped ``layer`` given as (class name, kwargs)."""
+    kw = dict(kwargs)
+    if isinstance(kw.get("layer"), (list, tuple)):
+        inner, inner_kw = kw["layer"]
+        kw["layer"] = getattr(layers_module, inner)(**inner_kw)
+    return getattr(layers_module, name)(**kw)
 
 
 def _layer_configs(tf):
@@ -77,7 +91,7 @@ def _layer_configs(tf):
         kw = dict(kwargs)
         if isinstance(kw.get("kernel_regularizer"), dict):
             kw["kernel_regularizer"] = tf.keras.regularizers.get(kw["kernel_regularizer"])
-        layer = getattr(tf.keras.layers, name)(**kw)
+        layer = make_layer(tf.keras.layers, name, kw)
         if shape is not None:
             layer(tf.keras.Input(shape))
         elif name == "Embedding":
@@ -126,7 +140,17 @@ def _rnn(tf):
     return m
 
 
-MODELS = (("mlp", _mlp), ("cnn", _cnn), ("func", _func), ("rnn", _rnn))
+def _nested(tf):
+    K = tf.keras
+    base = K.Sequential([K.layers.Dense(4, activation="relu", input_shape=(3,)),
+                         K.layers.BatchNormalization()], name="base")
+    inp = K.Input((3,))
+    m = K.Model(inp, K.layers.Dense(1)(base(inp)))
+    m.compile(K.optimizers.Adam(0.01), "mse")
+    return m
+
+
+MODELS = (("mlp", _mlp), ("cnn", _cnn), ("func", _func), ("rnn", _rnn), ("nested", _nested))
 
 
 def _data(name):
@@ -141,6 +165,9 @@ def _data(name):
     if name == "cnn":
         return [rng.normal(size=(8, 6, 6, 2)).astype(np.float32)], \
             rng.normal(size=(8, 2)).astype(np.float32)
+    if name == "nested":
+        return [rng.normal(size=(8, 3)).astype(np.float32)], \
+            rng.normal(size=(8, 1)).astype(np.float32)
     return [rng.normal(size=(8, 3)).astype(np.float32),
             rng.normal(size=(8, 2)).astype(np.float32)], rng.normal(size=(8, 1)).astype(
         np.float32)
@@ -155,10 +182,11 @@ def start_weights(model_weights_shapes, seed=11):
 
 def _record_model(tf, name, make):
     tf.reset_default_graph()
+    tf.set_random_seed(1)  # mlp's Dropout: the same file on every run
     m = make(tf)
     shapes = [tuple(w.shape) for w in m.get_weights()]
     w0 = start_weights(shapes)
-    if name == "cnn":  # BatchNormalization's moving variance must be positive
+    if name in ("cnn", "nested"):  # BatchNormalization's moving variance must be positive
         w0[5] = np.abs(w0[5]) + 0.5
     m.set_weights(w0)
     xs, y = _data(name)
@@ -180,6 +208,7 @@ def _record_model(tf, name, make):
 
 
 def main():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow.compat.v1 as tf
     tf.disable_v2_behavior()
     os.makedirs(OUT, exist_ok=True)

@@ -31,7 +31,7 @@ def _recorder():
 R = _recorder()
 NAMES = [n for n, _ in R.MODELS]
 MAKE = dict(R.MODELS)
-DETERMINISTIC = ["cnn", "func", "rnn"]  # mlp has Dropout: its training steps are random
+DETERMINISTIC = ["cnn", "func", "rnn", "nested"]  # mlp has Dropout: its training steps are random
 
 
 def _golden(name):
@@ -85,6 +85,14 @@ def _datasets(path, group=None):
     return out
 
 
+def _file_weights(path, group=None):
+    """The weights of a Keras HDF5 file in its layer_names / weight_names order."""
+    with h5py.File(path, "r") as f:
+        root = f[group] if group else f
+        return [np.asarray(root[layer][w]) for layer in root.attrs["layer_names"]
+                for w in root[layer].attrs["weight_names"]]
+
+
 def _train_ours(name):
     """Our model built as the recorder builds TF's: same starting weights, same data,
     the same two training steps."""
@@ -102,11 +110,7 @@ def test_load_model_reads_tfs_file_exactly(name):
     tf.reset_default_graph()
     path = os.path.join(HERE, f"{name}.h5")
     model = tf.keras.models.load_model(path)
-    stored = _datasets(path, "model_weights")
-    with h5py.File(path, "r") as f:
-        order = [(layer, w) for layer in f["model_weights"].attrs["layer_names"]
-                 for w in f["model_weights"][layer].attrs["weight_names"]]
-    values = [stored[f"{layer}/{w}"] for layer, w in order]
+    values = _file_weights(path, "model_weights")
     got = model.get_weights()
     assert len(got) == len(values)
     for a, b in zip(got, values):
@@ -145,10 +149,10 @@ def test_load_weights_reads_tfs_weights_file(name):
     g = _golden(name)
     np.testing.assert_allclose(model.predict(_xs(g), batch_size=8), g["pred"], rtol=1e-5,
                                atol=1e-6)
-    stored = _datasets(path)
-    for w, v in zip(model.weights, model.get_weights()):
-        layer = w.name.split("/")[0]
-        np.testing.assert_array_equal(v, stored[f"{layer}/{w.name}"])
+    got, want = model.get_weights(), _file_weights(path)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
 
 
 # ------------------------------------------------------------------ our files, TF's layout
@@ -163,9 +167,11 @@ def test_our_model_file_has_tfs_layout_and_values(name, tmp_path):
     ours, theirs = _datasets(str(tmp_path / "m.h5")), _datasets(os.path.join(HERE,
                                                                              f"{name}.h5"))
     # same start: the same values (mlp's Dropout makes its steps random, in TF too)
+    # (nested: the bias before BatchNormalization has a gradient of rounding noise only,
+    # which Adam scales up: 5e-5 apart after two steps)
+    atol = 1e-4 if name == "nested" else 1e-6
     for key in theirs if name in DETERMINISTIC else ():
-        np.testing.assert_allclose(ours[key], theirs[key], rtol=2e-5, atol=1e-6,
-                                   err_msg=key)
+        np.testing.assert_allclose(ours[key], theirs[key], rtol=2e-5, atol=atol, err_msg=key)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -20,7 +20,7 @@ def _build(entry):
         kwargs["kernel_regularizer"] = tf.keras.regularizers.get(kwargs["kernel_regularizer"])
     if "input_shape" in kwargs:
         kwargs["input_shape"] = tuple(kwargs["input_shape"])
-    layer = getattr(tf.keras.layers, entry["class_name"])(**kwargs)
+    layer = RECORDER.make_layer(tf.keras.layers, entry["class_name"], kwargs)
     if entry["input_shape"] is not None:
         layer(tf.keras.Input(tuple(entry["input_shape"])))
     elif entry["class_name"] == "Embedding":
@@ -32,6 +32,18 @@ def _build(entry):
 
 def _json(config):
     return json.loads(json.dumps(config))
+
+
+def _models():
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "record_keras_h5.py")
+    spec = importlib.util.spec_from_file_location("record_keras_h5", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RECORDER = _models()
 
 
 @pytest.mark.parametrize("entry", LAYERS, ids=lambda e: e["class_name"] + "-" + "-".join(
@@ -54,18 +66,6 @@ def test_layer_from_tfs_config_gives_the_same_config(entry):
     else:
         again(tf.keras.Input(tuple(entry["kwargs"]["input_shape"])))
     assert _json(again.get_config()) == entry["config"]
-
-
-def _models():
-    import importlib.util
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "record_keras_h5.py")
-    spec = importlib.util.spec_from_file_location("record_keras_h5", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RECORDER = _models()
 
 
 @pytest.mark.parametrize("name,make", RECORDER.MODELS, ids=[n for n, _ in RECORDER.MODELS])

@@ -71,6 +71,7 @@ class Layer:
         self.name = name or backend.unique_object_name(backend.to_snake_case(
             type(self).__name__))
         self.trainable = trainable
+        self._given_dtype = dtype  # a wrapper's config shows None when none was given
         self.dtype = dtypes.as_dtype(dtype).name if dtype is not None else backend.floatx()
         self.built = False
         self.supports_masking = False

@@ -242,6 +242,13 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
             os.path.exists(os.fspath(filepath)):
         raise FileExistsError(f"model.save({os.fspath(filepath)!r}, overwrite=False): the "
                               f"file exists")
+    from estimator_npu.keras.engine.sequential import Sequential
+    if not (isinstance(model, Sequential) or model._is_graph_network):
+        raise NotImplementedError(
+            "Saving the model to HDF5 format requires the model to be a Functional model "
+            "or a Sequential model. It does not work for subclassed models, because such "
+            "models are defined via the body of a Python method, which isn't safely "
+            "serializable. Use model.save_weights('w.h5') and rebuild the model in code.")
     architecture = {"class_name": model_config.layer_class_name(model),
                     "config": model.get_config()}
     with _open(filepath, "w") as f:

@@ -54,9 +54,10 @@ def functional_config(model):
     nodes = {id(n) for n in model._network_nodes}
 
     def node_index(layer, node):
-        """The index of ``node`` among ``layer``'s calls that belong to this model."""
+        """The index of ``node`` among ``layer``'s calls that belong to this model (from 1
+        for a nested model: Keras counts its call on its own inputs as node 0)."""
         own = [n for n in layer._inbound_nodes if id(n) in nodes]
-        return next(i for i, n in enumerate(own) if n is node)
+        return _first_node(layer) + next(i for i, n in enumerate(own) if n is node)
 
     def ref(t):
         layer, index, tensor_index = backend.keras_history(t)
@@ -76,6 +77,11 @@ def functional_config(model):
     return {"name": model.name, "trainable": model.trainable, "layers": layers,
             "input_layers": _refs(model, model._nested_inputs, ref),
             "output_layers": _refs(model, model._nested_outputs, ref)}
+
+
+def _first_node(layer):
+    from estimator_npu.keras.engine.network import Network
+    return 1 if isinstance(layer, Network) and layer._is_graph_network else 0
 
 
 def _refs(model, nested, ref):
@@ -156,7 +162,7 @@ def functional_from_config(cls, config, custom_objects=None):
             outputs[(spec["name"], 0)] = [layer.input_tensor]
         else:
             pending.extend((spec["name"], i, node) for i, node in
-                           enumerate(spec.get("inbound_nodes") or []))
+                           enumerate(spec.get("inbound_nodes") or [], _first_node(layer)))
     while pending:
         later = []
         for name, index, node in pending:

@@ -46,6 +46,26 @@ def _nodes_between(inputs, outputs):
     return order
 
 
+def _fed_by(update, own_inputs, clean):
+    """False when ``update`` depends on a Keras ``Input`` placeholder that is not one of
+    ``own_inputs`` (op ids); ``clean`` (op ids known not to) is shared between calls."""
+    op = update if not hasattr(update, "op") else update.op
+    stack, seen = [op], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen or id(op) in clean:
+            continue
+        seen.add(id(op))
+        if op.type == "Placeholder" and id(op) not in own_inputs and op.outputs:
+            history = backend.keras_history(op.outputs[0])
+            if history is not None and getattr(history[0], "is_placeholder", False):
+                return False
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    clean.update(seen)
+    return True
+
+
 def _layers_by_depth(nodes):
     """The layers of ``nodes`` (in the order they ran) as Keras orders a functional
     model's ``layers``: deepest first (depth = the longest path to an output), layers of
@@ -115,6 +135,17 @@ class Network(Layer):
         return out
 
     variables = weights
+
+    @property
+    def updates(self):
+        """The layers' updates that this model's inputs feed: a layer also used elsewhere
+        (a nested model's layers, built first on its own ``Input``) keeps updates of those
+        other calls, which Keras leaves out (``get_updates_for`` its inputs)."""
+        updates = super().updates
+        if not self._is_graph_network:
+            return updates
+        own, clean = {id(t.op) for t in self.inputs}, set()
+        return [u for u in updates if _fed_by(u, own, clean)]
 
     @property
     def input(self):

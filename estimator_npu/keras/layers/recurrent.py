@@ -222,6 +222,7 @@ class Bidirectional(Layer):
             raise ValueError(f"Invalid merge mode. Merge mode should be one of {{'sum', "
                              f"'mul', 'ave', 'concat', None}}, got {merge_mode!r}")
         super().__init__(**kwargs)
+        self._wrapped, self._given_backward = layer, backward_layer
         cfg = dict(layer._config)
         self.forward_layer = type(layer)(name="forward_" + layer.name, **cfg)
         if backward_layer is None:
@@ -230,6 +231,26 @@ class Bidirectional(Layer):
         self.backward_layer = backward_layer
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
+
+    def get_config(self):
+        from estimator_npu.keras.engine.model_config import serialize_layer
+        inner = serialize_layer(self._wrapped)
+        if not self._wrapped.built:  # as Keras: the unbuilt layer's dtype, None if not given
+            inner["config"]["dtype"] = self._wrapped._given_dtype
+        config = dict(super().get_config(), layer=inner, merge_mode=self.merge_mode)
+        if self._given_backward is not None:
+            config["backward_layer"] = serialize_layer(self._given_backward)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import deserialize_layer
+        config = dict(config)
+        config["layer"] = deserialize_layer(config["layer"], custom_objects)
+        if config.get("backward_layer") is not None:
+            config["backward_layer"] = deserialize_layer(config["backward_layer"],
+                                                         custom_objects)
+        return cls(**config)
 
     def call(self, inputs, training=None):
         fw = self.forward_layer(inputs, training=training)
@@ -254,6 +275,17 @@ class TimeDistributed(Layer):
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
+
+    def get_config(self):
+        from estimator_npu.keras.engine.model_config import serialize_layer
+        return dict(super().get_config(), layer=serialize_layer(self.layer))
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import deserialize_layer
+        config = dict(config)
+        config["layer"] = deserialize_layer(config["layer"], custom_objects)
+        return cls(**config)
 
     def call(self, inputs, training=None):
         x = convert_to_tensor(inputs)
