@@ -14,7 +14,9 @@ Writes under tests/keras/tf_h5/:
   after training, and after one more ``fit`` step of the model reloaded with ``load_model``
   (the optimizer state then matters);
 - ``<model>.json``: ``model.to_json()``;
-- ``layer_configs.json``: ``get_config()`` of layers built from the listed arguments.
+- ``layer_configs.json``: ``get_config()`` of layers built from the listed arguments;
+- ``training_configs.json``: the ``training_config`` of models compiled with loss and
+  metric objects, and with per-output losses / loss weights / metrics.
 """
 import json
 import os
@@ -207,6 +209,34 @@ def _record_model(tf, name, make):
              **arrays)
 
 
+def _training_configs(tf):
+    """``training_config`` of small models compiled with loss / metric objects and with
+    per-output losses, as TF's model.save writes it."""
+    import h5py
+    K = tf.keras
+    out = []
+    for case in ("objects", "per_output"):
+        tf.reset_default_graph()
+        inp = K.Input((3,))
+        if case == "objects":
+            m = K.Model(inp, K.layers.Dense(2)(inp))
+            m.compile(K.optimizers.SGD(0.1), loss=K.losses.MeanSquaredError(),
+                      metrics=[K.metrics.MeanAbsoluteError(), "acc"])
+        else:
+            a = K.layers.Dense(2, name="a")(inp)
+            b = K.layers.Dense(1, name="b")(inp)
+            m = K.Model(inp, [a, b])
+            m.compile("adam", loss={"a": "mse", "b": "binary_crossentropy"},
+                      loss_weights={"a": 1.0, "b": 0.5}, metrics={"b": ["accuracy"]})
+        path = os.path.join(OUT, "_tmp.h5")
+        m.save(path)
+        with h5py.File(path, "r") as f:
+            out.append({"case": case, "training_config": json.loads(
+                f.attrs["training_config"])})
+        os.remove(path)
+    return out
+
+
 def main():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow.compat.v1 as tf
@@ -217,6 +247,8 @@ def main():
     with open(os.path.join(OUT, "layer_configs.json"), "w") as f:
         json.dump(_layer_configs(tf), f, indent=1, sort_keys=True,
                   default=lambda o: o.tolist())
+    with open(os.path.join(OUT, "training_configs.json"), "w") as f:
+        json.dump(_training_configs(tf), f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":

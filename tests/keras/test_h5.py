@@ -344,3 +344,38 @@ def test_real_tf_loads_our_files(tmp_path):
                                        atol=1e-6)
             np.testing.assert_allclose(got[name + "_w"], want[name], rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(got[name + "_opt"], want[name + "_opt"], rtol=1e-6)
+
+
+def _training_config_model(case):
+    K = tf.keras
+    inp = K.Input((3,))
+    if case == "objects":
+        m = K.Model(inp, K.layers.Dense(2)(inp))
+        m.compile(K.optimizers.SGD(0.1), loss=K.losses.MeanSquaredError(),
+                  metrics=[K.metrics.MeanAbsoluteError(), "acc"])
+    else:
+        a = K.layers.Dense(2, name="a")(inp)
+        b = K.layers.Dense(1, name="b")(inp)
+        m = K.Model(inp, [a, b])
+        m.compile("adam", loss={"a": "mse", "b": "binary_crossentropy"},
+                  loss_weights={"a": 1.0, "b": 0.5}, metrics={"b": ["accuracy"]})
+    return m
+
+
+@pytest.mark.parametrize("case", ["objects", "per_output"])
+def test_training_config_is_tfs_and_compiles_back(case, tmp_path):
+    with open(os.path.join(HERE, "training_configs.json")) as f:
+        want = {c["case"]: c["training_config"] for c in json.load(f)}[case]
+    tf.reset_default_graph()
+    m = _training_config_model(case)
+    m.save(str(tmp_path / "m.h5"))
+    with h5py.File(str(tmp_path / "m.h5"), "r") as f:
+        assert json.loads(f.attrs["training_config"]) == want
+    x = np.ones((4, 3), np.float32)
+    ys = np.zeros((4, 2), np.float32) if case == "objects" else \
+        [np.zeros((4, 2), np.float32), np.ones((4, 1), np.float32)]
+    names, scores = m.metrics_names, m.evaluate(x, ys, verbose=0)
+    tf.reset_default_graph()
+    again = tf.keras.models.load_model(str(tmp_path / "m.h5"))
+    assert again.metrics_names == names
+    np.testing.assert_allclose(again.evaluate(x, ys, verbose=0), scores, rtol=1e-6)

@@ -162,6 +162,10 @@ def test_custom_layer_round_trips_through_custom_objects():
         K.models.model_from_json(text)
     again = K.models.model_from_json(text, custom_objects={"Scale": Scale})
     assert again.layers[1].factor == 3.0
+    with K.utils.custom_object_scope({"Scale": Scale}):
+        assert "Scale" in K.utils.get_custom_objects()
+        assert K.models.model_from_json(text).layers[1].factor == 3.0
+    assert "Scale" not in K.utils.get_custom_objects()
     x = np.ones((1, 3), np.float32)
     again.set_weights(m.get_weights())
     np.testing.assert_allclose(again.predict(x), m.predict(x))

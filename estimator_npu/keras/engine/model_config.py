@@ -105,10 +105,47 @@ def _json_default(o):
 
 
 # ------------------------------------------------------------------ from_config
+_CUSTOM_OBJECTS = {}  # tf.keras.utils.get_custom_objects() / custom_object_scope
+
+
+def get_custom_objects():
+    """The global ``{name: class or function}`` that deserialization also looks in."""
+    return _CUSTOM_OBJECTS
+
+
+class CustomObjectScope:
+    """``with custom_object_scope({'Scale': Scale}): load_model(...)``: the objects are
+    known by name inside the block."""
+
+    def __init__(self, *args):
+        self.custom_objects, self._backup = args, None
+
+    def __enter__(self):
+        self._backup = dict(_CUSTOM_OBJECTS)
+        for objects in self.custom_objects:
+            _CUSTOM_OBJECTS.update(objects or {})
+        return self
+
+    def __exit__(self, *exc):
+        _CUSTOM_OBJECTS.clear()
+        _CUSTOM_OBJECTS.update(self._backup)
+        return False
+
+
+def custom_object_scope(*args):
+    return CustomObjectScope(*args)
+
+
+def with_custom_objects(custom_objects):
+    """``custom_objects`` over the global ones."""
+    return dict(_CUSTOM_OBJECTS, **(custom_objects or {}))
+
+
 def layer_class(class_name, custom_objects=None):
     from estimator_npu.keras import layers as layers_mod
     from estimator_npu.keras.engine.sequential import Sequential
     from estimator_npu.keras.engine.training import Model
+    custom_objects = with_custom_objects(custom_objects)
     if custom_objects and class_name in custom_objects:
         return custom_objects[class_name]
     if class_name == "Sequential":

@@ -69,6 +69,8 @@ def _deserialize(obj, module, custom_objects):
 
 
 def compile_from(model, config, custom_objects=None):
+    from estimator_npu.keras.engine.model_config import with_custom_objects
+    custom_objects = with_custom_objects(custom_objects)
     opt = config["optimizer_config"]
     optimizer = optimizers.deserialize(opt, custom_objects)
     model.compile(optimizer=optimizer,
