@@ -169,3 +169,29 @@ def test_custom_layer_round_trips_through_custom_objects():
     x = np.ones((1, 3), np.float32)
     again.set_weights(m.get_weights())
     np.testing.assert_allclose(again.predict(x), m.predict(x))
+
+
+def test_sequential_built_from_data_records_build_input_shape():
+    """TF 2.15: a Sequential without an input shape, built by fit or build(), has no
+    InputLayer in its config but "build_input_shape"."""
+    K = tf.keras
+    for how in ("fit", "build"):
+        tf.reset_default_graph()
+        m = K.Sequential([K.layers.Dense(2), K.layers.Dense(1)])
+        if how == "fit":
+            m.compile("sgd", "mse")
+            m.fit(np.ones((4, 3)), np.ones((4, 1)), verbose=0)
+        else:
+            m.build((None, 3))
+        config = json.loads(m.to_json())["config"]
+        assert [spec["class_name"] for spec in config["layers"]] == ["Dense", "Dense"]
+        assert config["build_input_shape"] == [None, 3]
+        tf.reset_default_graph()
+        again = K.models.model_from_json(m.to_json())
+        assert [w.shape.as_list() for w in again.weights] == [[3, 2], [2], [2, 1], [1]]
+        assert json.loads(again.to_json()) == json.loads(m.to_json())
+    tf.reset_default_graph()
+    m = K.Sequential([K.Input((3,)), K.layers.Dense(2)])  # an Input tensor: an InputLayer
+    config = json.loads(m.to_json())["config"]
+    assert [spec["class_name"] for spec in config["layers"]] == ["InputLayer", "Dense"]
+    assert config["layers"][0]["config"]["name"] == "input_1"

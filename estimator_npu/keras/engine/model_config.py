@@ -43,11 +43,17 @@ def _json_value(v):
 
 # ------------------------------------------------------------------ get_config
 def sequential_config(model):
+    """A model built from data or ``build(shape)`` records ``build_input_shape`` instead
+    of an ``InputLayer`` (as Keras does)."""
     layers = []
-    if model._input is not None:
+    deferred = getattr(model, "_build_input_shape", None)
+    if model._input is not None and deferred is None:
         layers.append(serialize_layer(backend.keras_history(model._input)[0]))
     layers.extend(serialize_layer(layer) for layer in model.layers)
-    return {"name": model.name, "layers": layers}
+    config = {"name": model.name, "layers": layers}
+    if deferred is not None:
+        config["build_input_shape"] = deferred
+    return config
 
 
 def functional_config(model):
@@ -185,6 +191,9 @@ def sequential_from_config(cls, config, custom_objects=None):
     model = cls(name=config.get("name"))
     for spec in config["layers"]:
         model.add(deserialize_layer(spec, custom_objects))
+    shape = config.get("build_input_shape")
+    if shape is not None and not model._is_graph_network:
+        model.build(tuple(shape))
     return model
 
 

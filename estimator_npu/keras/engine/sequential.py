@@ -10,6 +10,7 @@ class Sequential(Model):
         super().__init__(name=name)
         self._stack = []
         self._input = None
+        self._build_input_shape = None  # set when built from data / build(): no InputLayer
         for layer in layers or []:
             self.add(layer)
 
@@ -60,8 +61,18 @@ class Sequential(Model):
         self._compiled_graph = None
 
     def _build_from(self, inputs):
+        from estimator_npu.keras import backend
         self._input = inputs
+        self._build_input_shape = tuple(backend.int_shape(inputs))
         self._rebuild()
+
+    def build(self, input_shape=None):
+        """``model.build((None, 784))``: builds the model on an input of that shape (a
+        call on tensors builds through ``__call__`` as before)."""
+        if isinstance(input_shape, (tuple, list)) and not self._is_graph_network:
+            self._build_from(Input(batch_shape=tuple(input_shape)))
+            return
+        super().build(input_shape)
 
     def call(self, inputs, training=None, mask=None):
         if self._is_graph_network:

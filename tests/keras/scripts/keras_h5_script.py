@@ -34,6 +34,7 @@ class Scale(keras.layers.Layer):
         return config
 
 
+tf.set_random_seed(0)
 rng = np.random.RandomState(0)
 x_num = rng.normal(size=(200, 6)).astype("float32")
 x_seq = rng.randint(0, 20, size=(200, 5))
