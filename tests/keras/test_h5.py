@@ -379,3 +379,36 @@ def test_training_config_is_tfs_and_compiles_back(case, tmp_path):
     again = tf.keras.models.load_model(str(tmp_path / "m.h5"))
     assert again.metrics_names == names
     np.testing.assert_allclose(again.evaluate(x, ys, verbose=0), scores, rtol=1e-6)
+
+
+def test_reads_files_of_older_keras(tmp_path):
+    """TF 1.x's Keras wrote the name lists and configs as fixed-length byte strings, a
+    functional model as class "Model" and the learning rate as "lr"; long name lists split
+    into layer_names0, layer_names1, ... (HDF5's attribute size limit)."""
+    import shutil
+    path = str(tmp_path / "old.h5")
+    shutil.copy(os.path.join(HERE, "func.h5"), path)
+    with h5py.File(path, "r+") as f:
+        config = json.loads(f.attrs["model_config"])
+        config["class_name"] = "Model"
+        f.attrs["model_config"] = np.bytes_(json.dumps(config).encode("utf8"))
+        training = json.loads(f.attrs["training_config"])
+        opt = training["optimizer_config"]["config"]
+        opt["lr"] = opt.pop("learning_rate")
+        f.attrs["training_config"] = np.bytes_(json.dumps(training).encode("utf8"))
+        g = f["model_weights"]
+        names = [n.encode() for n in g.attrs["layer_names"]]
+        del g.attrs["layer_names"]
+        g.attrs["layer_names0"] = np.array(names[:3], dtype="S")
+        g.attrs["layer_names1"] = np.array(names[3:], dtype="S")
+        for name in names:
+            sub = g[name.decode()]
+            weights = [w.encode() for w in sub.attrs["weight_names"]]
+            if weights:
+                sub.attrs["weight_names"] = np.array(weights, dtype="S")
+    tf.reset_default_graph()
+    model = tf.keras.models.load_model(path)
+    g = _golden("func")
+    np.testing.assert_allclose(model.predict(_xs(g), batch_size=8), g["pred"], rtol=1e-5,
+                               atol=1e-6)
+    assert model.optimizer.get_config()["learning_rate"] == pytest.approx(0.01)

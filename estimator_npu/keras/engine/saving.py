@@ -67,8 +67,16 @@ def save_weights(model, filepath, save_format=None):
     Saver(tf_keys(model), max_to_keep=None).save(backend.get_session(), filepath)
 
 
+def _old_h5_named_checkpoint(filepath):
+    """An ``.h5`` name that earlier estimator_npu versions wrote as a TF checkpoint."""
+    if not isinstance(filepath, (str, os.PathLike)):
+        return False
+    path = os.fspath(filepath)
+    return not os.path.exists(path) and checkpoint_exists(path)
+
+
 def load_weights(model, filepath, by_name=False, skip_mismatch=False):
-    if hdf5.is_h5_file(filepath):
+    if hdf5.is_h5_file(filepath) and not _old_h5_named_checkpoint(filepath):
         hdf5.load_weights(model, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
         return
     if by_name:
