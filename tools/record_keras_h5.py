@@ -15,6 +15,7 @@ Writes under tests/keras/tf_h5/:
   (the optimizer state then matters);
 - ``<model>.json``: ``model.to_json()``;
 - ``layer_configs.json``: ``get_config()`` of layers built from the listed arguments;
+- ``shared.json``: the JSON of a functional model calling one layer twice;
 - ``training_configs.json``: the ``training_config`` of models compiled with loss and
   metric objects, and with per-output losses / loss weights / metrics.
 """
@@ -209,6 +210,17 @@ def _record_model(tf, name, make):
              **arrays)
 
 
+def shared_model(tf):
+    """A layer called twice and a Dropout called with training=True: two inbound nodes
+    and call kwargs in the functional config."""
+    K = tf.keras
+    a, b = K.Input((3,), name="left"), K.Input((3,), name="right")
+    shared = K.layers.Dense(3, name="shared")
+    x = K.layers.Dropout(0.5)(shared(a), training=True)
+    merged = K.layers.Add()([x, shared(b)])
+    return K.Model([a, b], K.layers.Dense(1, name="head")(merged), name="siamese")
+
+
 def _training_configs(tf):
     """``training_config`` of small models compiled with loss / metric objects and with
     per-output losses, as TF's model.save writes it."""
@@ -247,6 +259,9 @@ def main():
     with open(os.path.join(OUT, "layer_configs.json"), "w") as f:
         json.dump(_layer_configs(tf), f, indent=1, sort_keys=True,
                   default=lambda o: o.tolist())
+    tf.reset_default_graph()
+    with open(os.path.join(OUT, "shared.json"), "w") as f:
+        f.write(shared_model(tf).to_json())
     with open(os.path.join(OUT, "training_configs.json"), "w") as f:
         json.dump(_training_configs(tf), f, indent=1, sort_keys=True)
 

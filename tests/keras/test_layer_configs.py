@@ -195,3 +195,26 @@ def test_sequential_built_from_data_records_build_input_shape():
     config = json.loads(m.to_json())["config"]
     assert [spec["class_name"] for spec in config["layers"]] == ["InputLayer", "Dense"]
     assert config["layers"][0]["config"]["name"] == "input_1"
+
+
+def test_shared_layer_and_call_kwargs_in_functional_config():
+    tf.reset_default_graph()
+    model = RECORDER.shared_model(tf)
+    with open(os.path.join(HERE, "shared.json")) as f:
+        want = json.load(f)
+    assert json.loads(model.to_json()) == want
+    tf.reset_default_graph()
+    again = tf.keras.Model.from_config(want["config"])
+    assert json.loads(again.to_json()) == want
+    shared = again.get_layer("shared")
+    assert len(shared.weights) == 2 and len(again.weights) == 4  # one Dense, called twice
+
+
+def test_from_config_of_get_config():
+    tf.reset_default_graph()
+    K = tf.keras
+    seq = K.Sequential([K.layers.Dense(3, input_shape=(2,), activation="tanh"),
+                        K.layers.Dense(1)])
+    again = K.Sequential.from_config(seq.get_config())
+    assert again.get_config() == seq.get_config()
+    assert [w.shape.as_list() for w in again.weights] == [[2, 3], [3], [3, 1], [1]]
