@@ -75,7 +75,29 @@ LAYERS = [
     ("Bidirectional", {"layer": ("LSTM", {"units": 3, "return_sequences": True})}, (5, 2)),
     ("Bidirectional", {"layer": ("GRU", {"units": 2}), "merge_mode": "sum"}, (5, 2)),
     ("TimeDistributed", {"layer": ("Dense", {"units": 3})}, (5, 2)),
+    ("Masking", {"mask_value": 0.5}, (5, 2)),
+    ("ActivityRegularization", {"l1": 0.01}, (4,)),
+    ("SpatialDropout2D", {"rate": 0.3}, (4, 4, 2)),
+    ("ThresholdedReLU", {"theta": 0.5}, (4,)),
+    ("ZeroPadding1D", {"padding": 2}, (4, 2)),
+    ("UpSampling1D", {"size": 3}, (4, 2)),
+    # merge layers: called on two inputs of the shape given
+    ("Add", {}, ("pair", 4)),
+    ("Subtract", {}, ("pair", 4)),
+    ("Multiply", {}, ("pair", 4)),
+    ("Average", {}, ("pair", 4)),
+    ("Maximum", {}, ("pair", 4)),
+    ("Minimum", {}, ("pair", 4)),
+    ("Concatenate", {"axis": 1}, ("pair", 4)),
+    ("Dot", {"axes": 1, "normalize": True}, ("pair", 4)),
 ]
+
+
+def call_on_inputs(K, layer, shape):
+    """Builds ``layer`` on Keras inputs of ``shape`` (("pair", n): two ``[None, n]``)."""
+    if isinstance(shape, (list, tuple)) and shape and shape[0] == "pair":
+        return layer([K.Input((shape[1],)), K.Input((shape[1],))])
+    return layer(K.Input(tuple(shape)))
 
 
 def make_layer(layers_module, name, kwargs):
@@ -96,7 +118,7 @@ def _layer_configs(tf):
             kw["kernel_regularizer"] = tf.keras.regularizers.get(kw["kernel_regularizer"])
         layer = make_layer(tf.keras.layers, name, kw)
         if shape is not None:
-            layer(tf.keras.Input(shape))
+            call_on_inputs(tf.keras, layer, shape)
         elif name == "Embedding":
             layer(tf.keras.Input((4,), dtype="int32"))
         else:

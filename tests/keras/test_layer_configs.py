@@ -22,7 +22,7 @@ def _build(entry):
         kwargs["input_shape"] = tuple(kwargs["input_shape"])
     layer = RECORDER.make_layer(tf.keras.layers, entry["class_name"], kwargs)
     if entry["input_shape"] is not None:
-        layer(tf.keras.Input(tuple(entry["input_shape"])))
+        RECORDER.call_on_inputs(tf.keras, layer, entry["input_shape"])
     elif entry["class_name"] == "Embedding":
         layer(tf.keras.Input((4,), dtype="int32"))
     else:
@@ -60,7 +60,7 @@ def test_layer_from_tfs_config_gives_the_same_config(entry):
     cls = getattr(tf.keras.layers, entry["class_name"])
     again = cls.from_config(dict(entry["config"]))
     if entry["input_shape"] is not None:
-        again(tf.keras.Input(tuple(entry["input_shape"])))
+        RECORDER.call_on_inputs(tf.keras, again, entry["input_shape"])
     elif entry["class_name"] == "Embedding":
         again(tf.keras.Input((4,), dtype="int32"))
     else:

@@ -108,10 +108,25 @@ class Dropout(Layer):
 
 
 class SpatialDropout2D(Dropout):
+    """Drops whole feature maps: one draw per example and channel."""
+
+    def __init__(self, rate, data_format=None, **kwargs):
+        super().__init__(rate, **kwargs)
+        self.data_format = data_format or "channels_last"
+
     def call(self, inputs, training=None):
         shape = array_ops.shape(inputs)
-        self.noise_shape = array_ops.stack([shape[0], 1, 1, shape[3]])
-        return super().call(inputs, training)
+        noise = array_ops.stack([shape[0], 1, 1, shape[3]]) \
+            if self.data_format == "channels_last" else array_ops.stack([shape[0], shape[1],
+                                                                          1, 1])
+        if training is None:
+            training = backend.learning_phase()
+        if isinstance(training, (int, np.integer)) and not isinstance(training, bool):
+            training = bool(training)
+        if self.rate == 0:
+            return identity(inputs)
+        return functional.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed,
+                                  training=training, name="dropout")
 
 
 class Flatten(Layer):
