@@ -412,3 +412,22 @@ def test_reads_files_of_older_keras(tmp_path):
     np.testing.assert_allclose(model.predict(_xs(g), batch_size=8), g["pred"], rtol=1e-5,
                                atol=1e-6)
     assert model.optimizer.get_config()["learning_rate"] == pytest.approx(0.01)
+
+
+def test_tf_train_optimizer_is_left_out_as_tf_does(tmp_path, caplog):
+    """A tf.train optimizer has no Keras config: TF saves the model without its training
+    config (warned), and load_model returns it uncompiled (warned)."""
+    import logging
+    tf.reset_default_graph()
+    m = _named_model()
+    m.compile(tf.train.AdamOptimizer(0.01), "mse")
+    m.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), verbose=0)
+    with caplog.at_level(logging.WARNING):
+        m.save(str(tmp_path / "m.h5"))
+    assert "cannot save the optimizer" in caplog.text
+    with h5py.File(str(tmp_path / "m.h5"), "r") as f:
+        assert "training_config" not in f.attrs and "optimizer_weights" not in f
+    tf.reset_default_graph()
+    with caplog.at_level(logging.WARNING):
+        again = tf.keras.models.load_model(str(tmp_path / "m.h5"))
+    assert "was *not* compiled" in caplog.text and again.optimizer is None

@@ -224,7 +224,7 @@ def load_weights(model, filepath, by_name=False, skip_mismatch=False):
     if skip_mismatch and not by_name:
         raise ValueError("When calling model.load_weights, skip_mismatch can only be set to "
                          "True when by_name is True.")
-    where = f"load_weights({os.fspath(filepath) if isinstance(filepath, str) else filepath!r})"
+    where = f"load_weights({filepath!r})"
     with _open(filepath, "r") as f:
         group = f
         if "layer_names" not in f.attrs and "model_weights" in f:
