@@ -210,9 +210,11 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the weights (a TF checkpoint, see ``Model.save_weights``) after each
-    ``period`` epochs at ``filepath.format(epoch=epoch + 1, **logs)``; with
-    ``save_best_only`` only when ``monitor`` improved."""
+    """Saves after each ``period`` epochs at ``filepath.format(epoch=epoch + 1, **logs)``
+    (with ``save_best_only`` only when ``monitor`` improved): to an ``.h5`` / ``.hdf5``
+    name the whole model (``model.save``; its weights only with ``save_weights_only``),
+    to any other name the weights as a TF checkpoint (TF would write a SavedModel there
+    without ``save_weights_only``)."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", save_freq="epoch", period=1, **kwargs):
@@ -247,7 +249,10 @@ class ModelCheckpoint(Callback):
             self.best = current
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1:05d}: saving model to {path}")
-        self.model.save_weights(path)
+        if self.save_weights_only or not path.endswith((".h5", ".hdf5")):
+            self.model.save_weights(path)
+        else:  # TF: the whole model (architecture, weights, optimizer) in an HDF5 file
+            self.model.save(path, overwrite=True)
 
 
 class LearningRateScheduler(Callback):

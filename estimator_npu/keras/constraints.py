@@ -10,7 +10,16 @@ class Constraint:
         return {}
 
 
-class MaxNorm(Constraint):
+class _Configured(Constraint):
+    _keys = ()
+
+    def get_config(self):
+        return {k: getattr(self, k) for k in self._keys}
+
+
+class MaxNorm(_Configured):
+    _keys = ("max_value", "axis")
+
     def __init__(self, max_value=2, axis=0):
         self.max_value, self.axis = max_value, axis
 
@@ -26,7 +35,9 @@ class NonNeg(Constraint):
         return w * math_ops.cast(math_ops.greater_equal(w, 0.0), w.dtype)
 
 
-class UnitNorm(Constraint):
+class UnitNorm(_Configured):
+    _keys = ("axis",)
+
     def __init__(self, axis=0):
         self.axis = axis
 
@@ -35,7 +46,9 @@ class UnitNorm(Constraint):
                                                              keepdims=True)))
 
 
-class MinMaxNorm(Constraint):
+class MinMaxNorm(_Configured):
+    _keys = ("min_value", "max_value", "rate", "axis")
+
     def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
 
@@ -57,4 +70,18 @@ def get(identifier):
         return identifier
     if isinstance(identifier, str) and identifier in _BY_NAME:
         return _BY_NAME[identifier]()
+    if isinstance(identifier, dict):
+        from estimator_npu.keras.backend import to_snake_case
+        key = to_snake_case(identifier.get("class_name", ""))
+        if key not in _BY_NAME:
+            raise ValueError(f"Unknown constraint: {identifier.get('class_name')!r}; known: "
+                             f"{sorted(_BY_NAME)}")
+        return _BY_NAME[key](**(identifier.get("config") or {}))
     raise ValueError(f"Could not interpret constraint identifier: {identifier!r}")
+
+
+def serialize(constraint):
+    """``{'class_name': 'MaxNorm', 'config': {'max_value': 2, 'axis': 0}}``."""
+    if constraint is None:
+        return None
+    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}

@@ -57,17 +57,39 @@ class Orthogonal(Initializer):
         return constant(self.gain * q.reshape(shape), dtype=self._dtype(dtype))
 
 
-def glorot_uniform(seed=None):
-    return VarianceScaling(1.0, "fan_avg", "uniform", seed)
+def _named(init, keras_name):
+    init._keras_name = keras_name
+    return init
 
 
-def glorot_normal(seed=None):
-    return VarianceScaling(1.0, "fan_avg", "truncated_normal", seed)
+def glorot_uniform(seed=None, dtype=dtypes.float32):
+    return _named(VarianceScaling(1.0, "fan_avg", "uniform", seed, dtype), "GlorotUniform")
 
 
-he_normal, he_uniform = init_ops.he_normal, init_ops.he_uniform
-lecun_normal, lecun_uniform = init_ops.lecun_normal, init_ops.lecun_uniform
+def glorot_normal(seed=None, dtype=dtypes.float32):
+    return _named(VarianceScaling(1.0, "fan_avg", "truncated_normal", seed, dtype),
+                  "GlorotNormal")
+
+
+def he_normal(seed=None):
+    return _named(init_ops.he_normal(seed), "HeNormal")
+
+
+def he_uniform(seed=None):
+    return _named(init_ops.he_uniform(seed), "HeUniform")
+
+
+def lecun_normal(seed=None):
+    return _named(init_ops.lecun_normal(seed), "LecunNormal")
+
+
+def lecun_uniform(seed=None):
+    return _named(init_ops.lecun_uniform(seed), "LecunUniform")
+
+
 GlorotUniform, GlorotNormal = glorot_uniform, glorot_normal
+HeNormal, HeUniform, LecunNormal, LecunUniform = he_normal, he_uniform, lecun_normal, \
+    lecun_uniform
 zeros, ones, constant_ = Zeros, Ones, Constant
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 identity, orthogonal, variance_scaling = Identity, Orthogonal, VarianceScaling
@@ -83,15 +105,19 @@ _BY_NAME = {
 
 
 def get(identifier):
-    """An initializer from a name (``'glorot_uniform'``, ``'Zeros'``), a config dict, a
-    callable or ``None``."""
+    """An initializer from a name (``'glorot_uniform'``, ``'Zeros'``), a config dict
+    (``{'class_name': 'GlorotUniform', 'config': {'seed': None}}``), a callable or
+    ``None``."""
     if identifier is None or callable(identifier) and not isinstance(identifier, type):
         return identifier
     if isinstance(identifier, type):
         return identifier()
     if isinstance(identifier, dict):
-        name, config = identifier["class_name"], identifier.get("config", {})
-        return _lookup(name)(**config)
+        name, config = identifier["class_name"], dict(identifier.get("config") or {})
+        make = _lookup(name)
+        if make in (he_normal, he_uniform, lecun_normal, lecun_uniform):
+            config.pop("dtype", None)
+        return make(**config)
     if isinstance(identifier, str):
         return _lookup(identifier)()
     raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
@@ -106,7 +132,37 @@ def _lookup(name):
 
 
 def serialize(initializer):
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    """TF 2.15's ``{'class_name', 'config'}`` for an initializer (graph-mode Keras: the
+    v1 classes, whose configs carry ``dtype``; ``HeNormal``-style ones do not)."""
+    if initializer is None:
+        return None
+    name = getattr(initializer, "_keras_name", None) or type(initializer).__name__
+    dt = getattr(initializer, "dtype", dtypes.float32)
+    dt = dtypes.as_dtype(dt).name
+    i = initializer
+    if name in ("HeNormal", "HeUniform", "LecunNormal", "LecunUniform"):
+        config = {"seed": i.seed}
+    elif name in ("GlorotUniform", "GlorotNormal"):
+        config = {"seed": i.seed, "dtype": dt}
+    elif name in ("Zeros", "Ones"):
+        config = {"dtype": dt}
+    elif name == "Constant":
+        value = i.value.tolist() if hasattr(i.value, "tolist") else i.value
+        config = {"value": value, "dtype": dt}
+    elif name in ("RandomNormal", "TruncatedNormal"):
+        config = {"mean": i.mean, "stddev": i.stddev, "seed": i.seed, "dtype": dt}
+    elif name == "RandomUniform":
+        config = {"minval": i.minval, "maxval": i.maxval, "seed": i.seed, "dtype": dt}
+    elif name == "Orthogonal":
+        config = {"gain": i.gain, "seed": i.seed, "dtype": dt}
+    elif name == "Identity":
+        config = {"gain": i.gain, "dtype": dt}
+    elif name == "VarianceScaling":
+        config = {"scale": i.scale, "mode": i.mode, "distribution": i.distribution,
+                  "seed": i.seed, "dtype": dt}
+    else:
+        config = initializer.get_config() if hasattr(initializer, "get_config") else {}
+    return {"class_name": name, "config": config}
 
 
 del array_ops, math_ops

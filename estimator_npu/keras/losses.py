@@ -174,7 +174,11 @@ def _loss_class(fn, class_name):
     def call(self, y_true, y_pred):
         return fn(y_true, y_pred, **self._kwargs)
 
+    def get_config(self):  # TF 2.15's: reduction, name, the function's name, its kwargs
+        return dict(Loss.get_config(self), fn=fn.__name__, **self._kwargs)
+
     return type(class_name, (Loss,), {"__init__": __init__, "call": call, "fn": fn,
+                                      "get_config": get_config,
                                       "__doc__": f"``{fn.__name__}`` as a loss object."})
 
 

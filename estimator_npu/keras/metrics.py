@@ -113,6 +113,10 @@ class MeanMetricWrapper:
     def __init__(self, fn, name=None, dtype=None, **kwargs):
         self.fn = (lambda t, p: fn(t, p, **kwargs)) if kwargs else fn
         self.name = name or fn.__name__
+        self._kwargs = kwargs
+
+    def get_config(self):
+        return dict({"name": self.name, "dtype": "float32"}, **self._kwargs)
 
 
 def _metric_class(fn, class_name, default_name):

@@ -1,6 +1,10 @@
-"""``tf.keras.models``: ``Model``, ``Sequential`` and ``clone_model`` (same architecture,
-new weights, for functional and Sequential models)."""
+"""``tf.keras.models``: ``Model``, ``Sequential``, ``clone_model`` (same architecture,
+new weights, for Sequential models), ``load_model`` / ``save_model`` (Keras's HDF5 files)
+and ``model_from_json`` / ``model_from_config`` (the architecture as TF 2.15 writes it)."""
 from estimator_npu.keras.engine import Input, Model, Sequential  # noqa: F401
+from estimator_npu.keras.engine.model_config import (model_from_config,  # noqa: F401
+                                                     model_from_json, model_from_yaml)
+from estimator_npu.keras.engine.saving import load_model, save_model  # noqa: F401
 
 
 def clone_model(model, input_tensors=None, clone_function=None):

@@ -30,11 +30,15 @@ class L1L2(Regularizer):
 
 
 def l1(l=0.01):  # noqa: E741 - Keras's argument name
-    return L1L2(l1=l)
+    r = L1L2(l1=l)
+    r._keras_name = "L1"
+    return r
 
 
 def l2(l=0.01):  # noqa: E741
-    return L1L2(l2=l)
+    r = L1L2(l2=l)
+    r._keras_name = "L2"
+    return r
 
 
 def l1_l2(l1=0.01, l2=0.01):  # noqa: F811
@@ -51,5 +55,32 @@ def get(identifier):
     if isinstance(identifier, str) and identifier in ("l1", "l2", "l1_l2"):
         return {"l1": l1, "l2": l2, "l1_l2": l1_l2}[identifier]()
     if isinstance(identifier, dict):
-        return L1L2(**identifier.get("config", {}))
+        name, config = identifier.get("class_name"), dict(identifier.get("config") or {})
+        if name not in ("L1", "L2", "L1L2", "l1", "l2", "l1_l2"):
+            raise ValueError(f"Unknown regularizer: {name!r}; known: L1, L2, L1L2")
+        r = L1L2(**config)
+        if name in ("L1", "L2"):
+            r._keras_name = name
+        return r
     raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
+
+
+def _f32(x):
+    import numpy as np
+    return float(np.float32(x))
+
+
+def serialize(regularizer):
+    """TF 2.15's ``{'class_name': 'L2', 'config': {'l2': ...}}`` (factors as float32, as
+    Keras stores them)."""
+    if regularizer is None:
+        return None
+    name = getattr(regularizer, "_keras_name", None) or type(regularizer).__name__
+    if name == "L1":
+        return {"class_name": "L1", "config": {"l1": _f32(regularizer.l1)}}
+    if name == "L2":
+        return {"class_name": "L2", "config": {"l2": _f32(regularizer.l2)}}
+    if isinstance(regularizer, L1L2):
+        return {"class_name": "L1L2", "config": {"l1": _f32(regularizer.l1),
+                                                 "l2": _f32(regularizer.l2)}}
+    return {"class_name": name, "config": regularizer.get_config()}

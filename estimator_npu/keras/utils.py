@@ -1,8 +1,13 @@
 """``tf.keras.utils``: ``to_categorical``, ``normalize``, ``get_file`` (local cache only),
-``plot_model`` (not implemented: raises) and ``Sequence``."""
+``plot_model`` (not implemented: raises), ``Sequence`` and the custom objects that
+``load_model`` / ``model_from_json`` look names up in (``custom_object_scope``,
+``CustomObjectScope``, ``get_custom_objects``)."""
 import os
 
 import numpy as np
+
+from estimator_npu.keras.engine.model_config import (CustomObjectScope,  # noqa: F401
+                                                     custom_object_scope, get_custom_objects)
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):

@@ -179,3 +179,20 @@ def test_user_layer_subclass_and_constraints():
     assert (w >= 0).all() and (w == 0).all()    # one big step down, clipped at zero
     f = tf.keras.backend.function([inp], [model.output])
     np.testing.assert_array_equal(f([x])[0], np.zeros((4, 2)))
+
+
+def test_spatial_dropout2d_drops_whole_feature_maps():
+    import numpy as np
+    import estimator_npu as tf
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 4, 4, 6])
+    layer = tf.keras.layers.SpatialDropout2D(0.5)
+    y_train, y_test = layer(x, training=True), layer(x, training=False)
+    ones = np.ones((3, 4, 4, 6), np.float32)
+    with tf.Session() as sess:
+        got, same = sess.run([y_train, y_test], {x: ones})
+    np.testing.assert_array_equal(same, ones)
+    per_map = got.reshape(3, 16, 6)
+    assert set(np.unique(got)) <= {0.0, 2.0}
+    assert (per_map == per_map[:, :1, :]).all()  # one draw per example and channel
+    assert layer.get_config()["noise_shape"] is None  # the call did not overwrite it

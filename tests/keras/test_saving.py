@@ -70,3 +70,15 @@ def test_load_weights_reads_a_checkpoint_tf_wrote():
         want = [f[f"arr_{i}"] for i in range(4)]
     for got, w in zip(m.get_weights(), want):
         np.testing.assert_array_equal(got, w)
+
+
+def test_load_weights_still_reads_a_checkpoint_written_under_an_h5_name(tmp_path):
+    """Earlier versions wrote save_weights('w.h5') as a TF checkpoint (w.h5.index)."""
+    tf.reset_default_graph()
+    m = _model()
+    Saver({v.op.name: v for v in m.weights}).save(tf.keras.backend.get_session(),
+                                                 str(tmp_path / "w.h5"))
+    saved = m.get_weights()
+    m.set_weights([np.zeros_like(w) for w in saved])
+    m.load_weights(str(tmp_path / "w.h5"))
+    np.testing.assert_array_equal(m.get_weights()[0], saved[0])

@@ -71,6 +71,7 @@ class Layer:
         self.name = name or backend.unique_object_name(backend.to_snake_case(
             type(self).__name__))
         self.trainable = trainable
+        self._given_dtype = dtype  # a wrapper's config shows None when none was given
         self.dtype = dtypes.as_dtype(dtype).name if dtype is not None else backend.floatx()
         self.built = False
         self.supports_masking = False
@@ -111,7 +112,19 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        """TF 2.15's base config: ``name``, ``trainable``, ``batch_input_shape`` (when the
+        layer was given an input shape) and ``dtype``; subclasses add their arguments."""
+        config = {"name": self.name, "trainable": self.trainable}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = tuple(self._batch_input_shape)
+        config["dtype"] = self.dtype
+        return config
+
+    def _weight_config(self, prefix, initializer, regularizer, constraint):
+        """``<prefix>_initializer`` / ``_regularizer`` / ``_constraint`` config entries."""
+        return {f"{prefix}_initializer": initializers.serialize(initializer),
+                f"{prefix}_regularizer": regularizers.serialize(regularizer),
+                f"{prefix}_constraint": constraints.serialize(constraint)}
 
     @classmethod
     def from_config(cls, config):

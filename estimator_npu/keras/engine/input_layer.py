@@ -26,6 +26,17 @@ class InputLayer(Layer):
         self._inbound_nodes.append(node)
         backend.set_keras_history(input_tensor, (self, 0, 0))
         self.input_tensor = input_tensor
+        self.sparse = bool(sparse)
+
+    def get_config(self):
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
+                "sparse": self.sparse, "ragged": False, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config.pop("ragged", None)
+        return cls(**config)
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None,

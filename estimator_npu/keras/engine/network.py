@@ -46,6 +46,49 @@ def _nodes_between(inputs, outputs):
     return order
 
 
+def _fed_by(update, own_inputs, clean):
+    """False when ``update`` depends on a Keras ``Input`` placeholder that is not one of
+    ``own_inputs`` (op ids); ``clean`` (op ids known not to) is shared between calls."""
+    op = update if not hasattr(update, "op") else update.op
+    stack, seen = [op], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen or id(op) in clean:
+            continue
+        seen.add(id(op))
+        if op.type == "Placeholder" and id(op) not in own_inputs and op.outputs:
+            history = backend.keras_history(op.outputs[0])
+            if history is not None and getattr(history[0], "is_placeholder", False):
+                return False
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    clean.update(seen)
+    return True
+
+
+def _layers_by_depth(nodes):
+    """The layers of ``nodes`` (in the order they ran) as Keras orders a functional
+    model's ``layers``: deepest first (depth = the longest path to an output), layers of
+    the same depth in the order they were first reached."""
+    index_of = {id(n): i for i, n in enumerate(nodes)}
+    node_depth, layer_depth, first = {}, {}, {}
+    for node in nodes:
+        first.setdefault(id(node.layer), (len(first), node.layer))
+    for node in reversed(nodes):
+        depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for parent in nest.flatten(node.input_tensors):
+            h = backend.keras_history(parent)
+            if h is None:
+                continue
+            pnode = h[0]._inbound_nodes[h[1]]
+            if id(pnode) in index_of and pnode is not node:
+                node_depth[id(pnode)] = max(depth + 1, node_depth.get(id(pnode), 0))
+    order = sorted(first.values(), key=lambda p: (-layer_depth[id(p[1])], p[0]))
+    return [layer for _, layer in order]
+
+
 class Network(Layer):
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", None)
@@ -65,10 +108,7 @@ class Network(Layer):
         self._nested_inputs, self._nested_outputs = inputs, outputs
         self.inputs, self.outputs = list(nest.flatten(inputs)), list(nest.flatten(outputs))
         self._network_nodes = _nodes_between(self.inputs, self.outputs)
-        layers = []
-        for node in self._network_nodes:
-            if all(node.layer is not seen for seen in layers):
-                layers.append(node.layer)
+        layers = _layers_by_depth(self._network_nodes)
         self._all_layers = layers
         for layer in layers:
             if all(layer is not s for s in self._sublayers):
@@ -97,6 +137,17 @@ class Network(Layer):
     variables = weights
 
     @property
+    def updates(self):
+        """The layers' updates that this model's inputs feed: a layer also used elsewhere
+        (a nested model's layers, built first on its own ``Input``) keeps updates of those
+        other calls, which Keras leaves out (``get_updates_for`` its inputs)."""
+        updates = super().updates
+        if not self._is_graph_network:
+            return updates
+        own, clean = {id(t.op) for t in self.inputs}, set()
+        return [u for u in updates if _fed_by(u, own, clean)]
+
+    @property
     def input(self):
         if getattr(self, "_nested_inputs", None) is not None:
             return self._nested_inputs
@@ -120,17 +171,23 @@ class Network(Layer):
             return nest.map_structure(backend.int_shape, self._nested_outputs)
         return super().output_shape
 
-    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
-        """Not implemented: whole-model files (HDF5 / SavedModel with the architecture)
-        need the layers' configs; ``save_weights`` writes the weights."""
-        raise NotImplementedError(
-            f"estimator_npu does not implement tf.keras.Model.save ({filepath!r}) (yet): "
-            f"use model.save_weights(path) and rebuild the model in code; docs/porting.md "
-            f"lists what is supported")
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
+             signatures=None, options=None, save_traces=True):
+        """The whole model as Keras's HDF5 file (``.h5`` / ``.hdf5`` or
+        ``save_format='h5'``): architecture, weights, training config and optimizer state;
+        ``tf.keras.models.load_model`` reads it back (TF 2.15 reads it too)."""
+        from estimator_npu.keras.engine.saving import save_model
+        save_model(self, filepath, overwrite, include_optimizer, save_format)
 
     def to_json(self, **kwargs):
-        raise NotImplementedError("estimator_npu does not implement tf.keras.Model.to_json "
-                                  "(yet); docs/porting.md lists what is supported")
+        """The architecture as TF 2.15's JSON (``model_from_json`` reads it back)."""
+        from estimator_npu.keras.engine.model_config import model_json
+        return model_json(self, **kwargs)
+
+    def to_yaml(self, **kwargs):
+        raise RuntimeError("Method `model.to_yaml()` has been removed due to security risk "
+                           "of arbitrary code execution. Please use `model.to_json()` "
+                           "instead.")
 
     @property
     def layers(self):
@@ -192,22 +249,35 @@ class Network(Layer):
         return super()._call_takes(arg)
 
     # ------------------------------------------------------------ weights files
-    def save_weights(self, filepath, overwrite=True, save_format=None):
-        """Writes the weights as a TF checkpoint at ``filepath`` (a prefix; an ``.h5`` /
-        ``.hdf5`` name is written in the TF format too, under that name)."""
+    def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+        """The weights as Keras's HDF5 file (an ``.h5`` / ``.hdf5`` name or
+        ``save_format='h5'``), else as a TF checkpoint with prefix ``filepath``."""
         from estimator_npu.keras.engine.saving import save_weights
-        save_weights(self, filepath)
+        save_weights(self, filepath, save_format)
 
-    def load_weights(self, filepath, by_name=False, skip_mismatch=False):
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
+        """From an HDF5 file (by topology, or ``by_name`` with ``skip_mismatch``) or a TF
+        checkpoint (by topology)."""
         from estimator_npu.keras.engine.saving import load_weights
-        load_weights(self, filepath)
+        load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
     def summary(self, line_length=None, positions=None, print_fn=None):
         from estimator_npu.keras.engine.summary import print_summary
         print_summary(self, line_length=line_length, print_fn=print_fn)
 
     def get_config(self):
-        return {"name": self.name, "layers": [layer.get_config() for layer in self.layers]}
+        if not self._is_graph_network:
+            raise NotImplementedError(
+                f"Model {self.name!r} is a subclassed model: its architecture is Python "
+                f"code, so it has no config (TF raises too); use save_weights, or override "
+                f"get_config/from_config")
+        from estimator_npu.keras.engine.model_config import functional_config
+        return functional_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import functional_from_config
+        return functional_from_config(cls, config, custom_objects)
 
     @property
     def state_updates(self):

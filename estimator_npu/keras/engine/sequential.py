@@ -10,6 +10,7 @@ class Sequential(Model):
         super().__init__(name=name)
         self._stack = []
         self._input = None
+        self._build_input_shape = None  # set when built from data / build(): no InputLayer
         for layer in layers or []:
             self.add(layer)
 
@@ -32,8 +33,10 @@ class Sequential(Model):
         if self._input is None and getattr(layer, "_batch_input_shape", None) is not None \
                 and len(self.layers) == 1:
             shape = layer._batch_input_shape
-            self._input = Input(batch_shape=shape, dtype=layer.dtype
-                                if not isinstance(layer, _IntInputs) else "int32")
+            # as Keras: named <layer>_input, of the layer's dtype (an Embedding's ids are
+            # float32 there too, cast to int32 by the layer)
+            self._input = Input(batch_shape=shape, dtype=layer.dtype,
+                                name=layer.name + "_input")
             self._rebuild()
         elif self._input is not None:
             self._init_graph_network(self._input, layer(self.outputs[0] if
@@ -58,8 +61,18 @@ class Sequential(Model):
         self._compiled_graph = None
 
     def _build_from(self, inputs):
+        from estimator_npu.keras import backend
         self._input = inputs
+        self._build_input_shape = tuple(backend.int_shape(inputs))
         self._rebuild()
+
+    def build(self, input_shape=None):
+        """``model.build((None, 784))``: builds the model on an input of that shape (a
+        call on tensors builds through ``__call__`` as before)."""
+        if isinstance(input_shape, (tuple, list)) and not self._is_graph_network:
+            self._build_from(Input(batch_shape=tuple(input_shape)))
+            return
+        super().build(input_shape)
 
     def call(self, inputs, training=None, mask=None):
         if self._is_graph_network:
@@ -74,6 +87,12 @@ class Sequential(Model):
     def _call_takes(self, arg):
         return False
 
+    def get_config(self):
+        from estimator_npu.keras.engine.model_config import sequential_config
+        return sequential_config(self)
 
-class _IntInputs:
-    """Marker: layers whose inputs are integer ids (an ``Embedding`` first layer)."""
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import sequential_from_config
+        return sequential_from_config(cls, config, custom_objects)
+

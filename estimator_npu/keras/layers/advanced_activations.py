@@ -1,8 +1,15 @@
 """``tf.keras.layers`` activation layers: ReLU, LeakyReLU, PReLU, ELU, ThresholdedReLU,
 Softmax."""
+import numpy as np
+
 from estimator_npu.engine.ops import math_ops, nn_ops
-from estimator_npu.keras import activations, initializers
+from estimator_npu.keras import activations, constraints, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
+
+
+def _f32(x):
+    """A float as Keras keeps it (cast to float32): 0.2 -> 0.20000000298023224."""
+    return float(np.float32(x))
 
 
 class ReLU(Layer):
@@ -10,6 +17,10 @@ class ReLU(Layer):
         super().__init__(**kwargs)
         self.max_value, self.negative_slope = max_value, float(negative_slope)
         self.threshold = float(threshold)
+
+    def get_config(self):
+        return dict(super().get_config(), max_value=self.max_value,
+                    negative_slope=_f32(self.negative_slope), threshold=_f32(self.threshold))
 
     def call(self, inputs):
         if self.threshold:
@@ -30,6 +41,9 @@ class LeakyReLU(Layer):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
 
+    def get_config(self):
+        return dict(super().get_config(), alpha=_f32(self.alpha))
+
     def call(self, inputs):
         return nn_ops.leaky_relu(inputs, self.alpha)
 
@@ -43,6 +57,11 @@ class PReLU(Layer):
         self._init = initializers.get(alpha_initializer)
         self._reg, self._cons = alpha_regularizer, alpha_constraint
         self.shared_axes = [shared_axes] if isinstance(shared_axes, int) else shared_axes
+
+    def get_config(self):
+        return dict(super().get_config(), **self._weight_config(
+            "alpha", self._init, regularizers.get(self._reg), constraints.get(self._cons)),
+            shared_axes=self.shared_axes)
 
     def build(self, input_shape):
         shape = [int(d) for d in input_shape[1:]]
@@ -60,6 +79,9 @@ class ELU(Layer):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
 
+    def get_config(self):
+        return dict(super().get_config(), alpha=_f32(self.alpha))
+
     def call(self, inputs):
         return activations.elu(inputs, self.alpha)
 
@@ -69,6 +91,9 @@ class ThresholdedReLU(Layer):
         super().__init__(**kwargs)
         self.theta = float(theta)
 
+    def get_config(self):
+        return dict(super().get_config(), theta=_f32(self.theta))
+
     def call(self, inputs):
         return inputs * math_ops.cast(math_ops.greater(inputs, self.theta), inputs.dtype)
 
@@ -77,6 +102,9 @@ class Softmax(Layer):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+
+    def get_config(self):
+        return dict(super().get_config(), axis=self.axis)
 
     def call(self, inputs):
         return activations.softmax(inputs, axis=self.axis)

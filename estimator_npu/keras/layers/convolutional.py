@@ -14,6 +14,43 @@ def _fmt(data_format):
     return data_format or backend.image_data_format()
 
 
+def _tuple(value, n):
+    """``value`` (an int or a sequence) as an ``n``-tuple of ints, as Keras keeps
+    ``kernel_size``, ``strides``, ``dilation_rate`` and ``pool_size``."""
+    if isinstance(value, int):
+        return (value,) * n
+    return tuple(int(v) for v in value)
+
+
+def _no_groups(groups, name):
+    if groups != 1:
+        raise ValueError(f"{name}: groups={groups} is not implemented (only 1)")
+
+
+def _conv_config(layer, n, kernel_init, kernel_reg, kernel_cons, bias_init, bias_reg,
+                 bias_cons, kernel=True):
+    """The entries TF 2.15 gives every convolution's config, in its order."""
+    config = dict(Layer.get_config(layer))
+    if hasattr(layer, "filters"):
+        config["filters"] = layer.filters
+    config.update(kernel_size=_tuple(layer.kernel_size, n), strides=_tuple(layer.strides, n),
+                  padding=layer.padding, data_format=getattr(layer, "data_format",
+                                                             "channels_last"),
+                  dilation_rate=_tuple(layer.dilation_rate, n), groups=1,
+                  activation=activations.serialize(layer.activation), use_bias=layer.use_bias)
+    if kernel:
+        config.update(kernel_initializer=initializers.serialize(kernel_init))
+    config["bias_initializer"] = initializers.serialize(bias_init)
+    if kernel:
+        config["kernel_regularizer"] = regularizers.serialize(kernel_reg)
+    config["bias_regularizer"] = regularizers.serialize(bias_reg)
+    config["activity_regularizer"] = regularizers.serialize(layer.activity_regularizer)
+    if kernel:
+        config["kernel_constraint"] = constraints.serialize(kernel_cons)
+    config["bias_constraint"] = constraints.serialize(bias_cons)
+    return config
+
+
 class _Conv(Layer):
     _opens_name_scope = False
     _fn = None
@@ -22,7 +59,8 @@ class _Conv(Layer):
                  dilation_rate=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, groups=1, **kwargs):
+        _no_groups(groups, type(self).__name__)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.filters, self.kernel_size, self.strides = int(filters), kernel_size, strides
         self.padding, self.data_format = padding, _fmt(data_format)
@@ -47,6 +85,11 @@ class _Conv(Layer):
         return functional.conv2d(inputs, self.filters, self.kernel_size,
                                  dilation_rate=self.dilation_rate, **self._common())
 
+    def get_config(self):
+        return _conv_config(self, 2, self.kernel_initializer, self.kernel_regularizer,
+                            self._constraint_of["kernel"], self.bias_initializer,
+                            self.bias_regularizer, self._constraint_of["bias"])
+
     kernel = property(lambda self: self._own("kernel"))
     bias = property(lambda self: self._own("bias"))
 
@@ -62,6 +105,15 @@ class Conv2D(_Conv):
 
 
 class Conv2DTranspose(_Conv):
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 output_padding=None, **kwargs):
+        if output_padding is not None:
+            raise ValueError("Conv2DTranspose: output_padding is not implemented")
+        super().__init__(filters, kernel_size, strides, padding, **kwargs)
+
+    def get_config(self):
+        return dict(super().get_config(), output_padding=None)
+
     def call(self, inputs):
         return conv_extra.conv2d_transpose(inputs, self.filters, self.kernel_size,
                                            **self._common())
@@ -72,8 +124,8 @@ class SeparableConv2D(_Conv):
                  depthwise_initializer="glorot_uniform",
                  pointwise_initializer="glorot_uniform", depthwise_regularizer=None,
                  pointwise_regularizer=None, **kwargs):
-        for k in ("depthwise_constraint", "pointwise_constraint"):
-            kwargs.pop(k, None)
+        self._extra_cons = [kwargs.pop(k, None) for k in ("depthwise_constraint",
+                                                          "pointwise_constraint")]
         super().__init__(filters, kernel_size, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
         self._extra = dict(depthwise_initializer=initializers.get(depthwise_initializer),
@@ -90,6 +142,18 @@ class SeparableConv2D(_Conv):
                                            depth_multiplier=self.depth_multiplier,
                                            **kw, **self._extra)
 
+    def get_config(self):
+        config = super().get_config()
+        e = self._extra
+        config.update(depth_multiplier=self.depth_multiplier,
+                      depthwise_initializer=initializers.serialize(e["depthwise_initializer"]),
+                      pointwise_initializer=initializers.serialize(e["pointwise_initializer"]),
+                      depthwise_regularizer=regularizers.serialize(e["depthwise_regularizer"]),
+                      pointwise_regularizer=regularizers.serialize(e["pointwise_regularizer"]),
+                      depthwise_constraint=constraints.serialize(self._extra_cons[0]),
+                      pointwise_constraint=constraints.serialize(self._extra_cons[1]))
+        return config
+
 
 class Conv1D(Layer):
     """1-D convolution of ``[batch, steps, channels]``: ``conv1d/kernel [k, in, filters]``."""
@@ -98,7 +162,8 @@ class Conv1D(Layer):
                  dilation_rate=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, groups=1, **kwargs):
+        _no_groups(groups, "Conv1D")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.filters = int(filters)
         self.kernel_size = int(kernel_size[0] if isinstance(kernel_size, (list, tuple))
@@ -114,6 +179,11 @@ class Conv1D(Layer):
         self._init = (initializers.get(kernel_initializer), initializers.get(bias_initializer))
         self._reg = (regularizers.get(kernel_regularizer), regularizers.get(bias_regularizer))
         self._cons = (constraints.get(kernel_constraint), constraints.get(bias_constraint))
+        self.data_format = data_format or "channels_last"
+
+    def get_config(self):
+        return _conv_config(self, 1, self._init[0], self._reg[0], self._cons[0],
+                            self._init[1], self._reg[1], self._cons[1])
 
     def build(self, input_shape):
         c = dimension_value(input_shape[-1])
@@ -149,13 +219,15 @@ class DepthwiseConv2D(Layer):
                  depthwise_initializer="glorot_uniform", bias_initializer="zeros",
                  depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  depthwise_constraint=None, bias_constraint=None, dilation_rate=(1, 1),
-                 **kwargs):
+                 groups=1, **kwargs):
+        _no_groups(groups, "DepthwiseConv2D")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.kernel_size = functional._pair(kernel_size, "kernel_size", "DepthwiseConv2D")
         self.strides = functional._pair(strides, "strides", "DepthwiseConv2D")
         self.dilation_rate = functional._pair(dilation_rate, "dilation_rate",
                                               "DepthwiseConv2D")
-        self.padding = functional._padding(padding, "DepthwiseConv2D")
+        self._op_padding = functional._padding(padding, "DepthwiseConv2D")
+        self.padding = self._op_padding.lower()
         self.data_format = _fmt(data_format)
         self.depth_multiplier = int(depth_multiplier)
         self.activation, self.use_bias = activations.get(activation), use_bias
@@ -164,6 +236,14 @@ class DepthwiseConv2D(Layer):
         self._reg = (regularizers.get(depthwise_regularizer),
                      regularizers.get(bias_regularizer))
         self._cons = (constraints.get(depthwise_constraint), constraints.get(bias_constraint))
+
+    def get_config(self):
+        config = _conv_config(self, 2, None, None, None, self._init[1], self._reg[1],
+                              self._cons[1], kernel=False)
+        config.update(depth_multiplier=self.depth_multiplier,
+                      **self._weight_config("depthwise", self._init[0], self._reg[0],
+                                            self._cons[0]))
+        return config
 
     def build(self, input_shape):
         c = input_shape[1 if self.data_format == "channels_first" else -1]
@@ -179,7 +259,7 @@ class DepthwiseConv2D(Layer):
         fmt = "NCHW" if nchw else "NHWC"
         strides = [1, 1, *self.strides] if nchw else [1, *self.strides, 1]
         y = nn_extra_ops.depthwise_conv2d(inputs, self.depthwise_kernel, strides,
-                                          self.padding, data_format=fmt,
+                                          self._op_padding, data_format=fmt,
                                           dilations=None if self.dilation_rate == [1, 1]
                                           else self.dilation_rate)
         if self.bias is not None:
@@ -201,6 +281,10 @@ class ZeroPadding2D(Layer):
         super().__init__(**kwargs)
         self.padding, self.data_format = _pairs(padding, 2), _fmt(data_format)
 
+    def get_config(self):
+        return dict(super().get_config(), padding=tuple(tuple(p) for p in self.padding),
+                    data_format=self.data_format)
+
     def call(self, inputs):
         p = self.padding
         spec = [[0, 0], [0, 0], *p] if self.data_format == "channels_first" else \
@@ -213,6 +297,9 @@ class ZeroPadding1D(Layer):
         super().__init__(**kwargs)
         self.padding = _pairs([padding] if isinstance(padding, int) else [padding], 1)[0]
 
+    def get_config(self):
+        return dict(super().get_config(), padding=tuple(self.padding))
+
     def call(self, inputs):
         return array_ops.pad(inputs, [[0, 0], self.padding, [0, 0]])
 
@@ -221,6 +308,10 @@ class Cropping2D(Layer):
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.cropping, self.data_format = _pairs(cropping, 2), _fmt(data_format)
+
+    def get_config(self):
+        return dict(super().get_config(), cropping=tuple(tuple(p) for p in self.cropping),
+                    data_format=self.data_format)
 
     def call(self, inputs):
         (t, b), (left, r) = self.cropping
@@ -267,6 +358,10 @@ class UpSampling2D(Layer):
             raise ValueError(f"UpSampling2D: only interpolation='nearest' is implemented, "
                              f"got {interpolation!r}")
 
+    def get_config(self):
+        return dict(super().get_config(), size=tuple(self.size), data_format=self.data_format,
+                    interpolation="nearest")
+
     def call(self, inputs):
         hw = (2, 3) if self.data_format == "channels_first" else (1, 2)
         x = convert_to_tensor(inputs)
@@ -277,6 +372,9 @@ class UpSampling1D(Layer):
     def __init__(self, size=2, **kwargs):
         super().__init__(**kwargs)
         self.size = int(size)
+
+    def get_config(self):
+        return dict(super().get_config(), size=self.size)
 
     def call(self, inputs):
         return _repeat(convert_to_tensor(inputs), 1, self.size)

@@ -59,8 +59,17 @@ class Dense(Layer):
         return tuple(input_shape[:-1]) + (self.units,)
 
     def get_config(self):
-        return dict(super().get_config(), units=self.units, use_bias=self.use_bias,
-                    activation=activations.serialize(self.activation))
+        config = dict(super().get_config(), units=self.units,
+                      activation=activations.serialize(self.activation),
+                      use_bias=self.use_bias,
+                      kernel_initializer=initializers.serialize(self.kernel_initializer),
+                      bias_initializer=initializers.serialize(self.bias_initializer),
+                      kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
+                      bias_regularizer=regularizers.serialize(self.bias_regularizer),
+                      activity_regularizer=regularizers.serialize(self.activity_regularizer))
+        config["kernel_constraint"] = constraints.serialize(self._constraint_of["kernel"])
+        config["bias_constraint"] = constraints.serialize(self._constraint_of["bias"])
+        return config
 
 
 class Activation(Layer):
@@ -71,6 +80,9 @@ class Activation(Layer):
     def call(self, inputs):
         return self.activation(inputs)
 
+    def get_config(self):
+        return dict(super().get_config(), activation=activations.serialize(self.activation))
+
 
 class Dropout(Layer):
     """``rate`` of the inputs set to zero (the rest scaled by ``1/(1-rate)``) when
@@ -79,6 +91,10 @@ class Dropout(Layer):
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+
+    def get_config(self):
+        return dict(super().get_config(), rate=self.rate, noise_shape=self.noise_shape,
+                    seed=self.seed)
 
     def call(self, inputs, training=None):
         if training is None:
@@ -92,16 +108,34 @@ class Dropout(Layer):
 
 
 class SpatialDropout2D(Dropout):
+    """Drops whole feature maps: one draw per example and channel."""
+
+    def __init__(self, rate, data_format=None, **kwargs):
+        super().__init__(rate, **kwargs)
+        self.data_format = data_format or "channels_last"
+
     def call(self, inputs, training=None):
         shape = array_ops.shape(inputs)
-        self.noise_shape = array_ops.stack([shape[0], 1, 1, shape[3]])
-        return super().call(inputs, training)
+        noise = array_ops.stack([shape[0], 1, 1, shape[3]]) \
+            if self.data_format == "channels_last" else array_ops.stack([shape[0], shape[1],
+                                                                          1, 1])
+        if training is None:
+            training = backend.learning_phase()
+        if isinstance(training, (int, np.integer)) and not isinstance(training, bool):
+            training = bool(training)
+        if self.rate == 0:
+            return identity(inputs)
+        return functional.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed,
+                                  training=training, name="dropout")
 
 
 class Flatten(Layer):
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = data_format or "channels_last"
+
+    def get_config(self):
+        return dict(super().get_config(), data_format=self.data_format)
 
     def call(self, inputs):
         x = convert_to_tensor(inputs)
@@ -125,6 +159,9 @@ class Reshape(Layer):
         super().__init__(**kwargs)
         self.target_shape = tuple(int(d) for d in target_shape)
 
+    def get_config(self):
+        return dict(super().get_config(), target_shape=self.target_shape)
+
     def call(self, inputs):
         x = convert_to_tensor(inputs)
         y = _batch_reshape(x, self.target_shape)
@@ -143,6 +180,9 @@ class Permute(Layer):
         super().__init__(**kwargs)
         self.dims = tuple(dims)
 
+    def get_config(self):
+        return dict(super().get_config(), dims=self.dims)
+
     def call(self, inputs):
         return array_ops.transpose(inputs, [0, *self.dims])
 
@@ -151,6 +191,9 @@ class RepeatVector(Layer):
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)
         self.n = int(n)
+
+    def get_config(self):
+        return dict(super().get_config(), n=self.n)
 
     def call(self, inputs):
         return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
@@ -178,10 +221,20 @@ class Lambda(Layer):
     def _call_takes(self, arg):
         return False
 
+    def get_config(self):
+        raise NotImplementedError(
+            f"estimator_npu does not implement tf.keras.layers.Lambda.get_config (yet): the "
+            f"Lambda layer {self.name!r} holds Python code, which the model's config (JSON, "
+            f"HDF5) cannot carry here; save_weights and rebuild the model in code")
+
 
 class ActivityRegularization(Layer):
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(activity_regularizer=regularizers.L1L2(l1, l2), **kwargs)
+        self.l1, self.l2 = l1, l2
+
+    def get_config(self):
+        return dict(super().get_config(), l1=self.l1, l2=self.l2)
 
 
 class Masking(Layer):
@@ -191,6 +244,9 @@ class Masking(Layer):
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)
         self.mask_value = mask_value
+
+    def get_config(self):
+        return dict(super().get_config(), mask_value=self.mask_value)
 
     def call(self, inputs):
         keep = math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), -1,

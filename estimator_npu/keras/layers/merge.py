@@ -59,6 +59,9 @@ class Concatenate(_Merge):
         super().__init__(**kwargs)
         self.axis = axis
 
+    def get_config(self):
+        return dict(super().get_config(), axis=self.axis)
+
     def _merge(self, xs):
         return array_ops.concat(xs, self.axis)
 
@@ -70,6 +73,9 @@ class Dot(_Merge):
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
         self.axes, self.normalize = axes, normalize
+
+    def get_config(self):
+        return dict(super().get_config(), axes=self.axes, normalize=self.normalize)
 
     def _merge(self, xs):
         a, b = xs

@@ -42,6 +42,19 @@ class BatchNormalization(Layer):
                       "gamma": constraints.get(gamma_constraint)}
         self.gamma = self.beta = None
 
+    def get_config(self):
+        config = dict(super().get_config(), axis=list(getattr(self, "_axes", None) or (
+            [self.axis] if isinstance(self.axis, int) else self.axis)) if self.built
+            else self.axis, momentum=self.momentum, epsilon=self.epsilon, center=self.center,
+            scale=self.scale)
+        for k in ("beta", "gamma", "moving_mean", "moving_variance"):
+            config[f"{k}_initializer"] = initializers.serialize(self._init[k])
+        for k in ("beta", "gamma"):
+            config[f"{k}_regularizer"] = regularizers.serialize(self._reg[k])
+        for k in ("beta", "gamma"):
+            config[f"{k}_constraint"] = constraints.serialize(self._cons[k])
+        return config
+
     def build(self, input_shape):
         nd = len(input_shape)
         axes = [self.axis] if isinstance(self.axis, int) else self.axis
@@ -135,6 +148,18 @@ class LayerNormalization(Layer):
         self.center, self.scale = center, scale
         self._init = (initializers.get(beta_initializer), initializers.get(gamma_initializer))
         self._reg = (regularizers.get(beta_regularizer), regularizers.get(gamma_regularizer))
+        self._cons = (constraints.get(beta_constraint), constraints.get(gamma_constraint))
+
+    def get_config(self):
+        axis = list(self._axes) if self.built else self.axis
+        return dict(super().get_config(), axis=axis, epsilon=self.epsilon,
+                    center=self.center, scale=self.scale,
+                    beta_initializer=initializers.serialize(self._init[0]),
+                    gamma_initializer=initializers.serialize(self._init[1]),
+                    beta_regularizer=regularizers.serialize(self._reg[0]),
+                    gamma_regularizer=regularizers.serialize(self._reg[1]),
+                    beta_constraint=constraints.serialize(self._cons[0]),
+                    gamma_constraint=constraints.serialize(self._cons[1]))
 
     def build(self, input_shape):
         nd = len(input_shape)

@@ -6,6 +6,10 @@ from estimator_npu.keras.engine.base_layer import Layer
 from estimator_npu.layers import functional
 
 
+def _tuple(value, n):
+    return (int(value),) * n if isinstance(value, int) else tuple(int(v) for v in value)
+
+
 class _Pooling2D(Layer):
     _fn = None
 
@@ -16,6 +20,11 @@ class _Pooling2D(Layer):
         self.strides = pool_size if strides is None else strides
         self.padding = padding
         self.data_format = data_format or backend.image_data_format()
+
+    def get_config(self):
+        return dict(super().get_config(), pool_size=_tuple(self.pool_size, 2),
+                    padding=self.padding, strides=_tuple(self.strides, 2),
+                    data_format=self.data_format)
 
     def call(self, inputs):
         return type(self)._fn(inputs, self.pool_size, self.strides, padding=self.padding,
@@ -38,9 +47,14 @@ class _Pooling1D(Layer):
     def __init__(self, pool_size=2, strides=None, padding="valid",
                  data_format="channels_last", **kwargs):
         super().__init__(**kwargs)
-        self.pool_size = int(pool_size)
-        self.strides = self.pool_size if strides is None else int(strides)
+        self.pool_size = _tuple(pool_size, 1)[0]
+        self.strides = self.pool_size if strides is None else _tuple(strides, 1)[0]
         self.padding, self.data_format = padding, data_format
+
+    def get_config(self):
+        return dict(super().get_config(), strides=(self.strides,),
+                    pool_size=(self.pool_size,), padding=self.padding,
+                    data_format=self.data_format)
 
     def call(self, inputs):
         x = inputs
@@ -71,6 +85,10 @@ class _GlobalPooling(Layer):
         super().__init__(**kwargs)
         self.data_format = data_format or "channels_last"
         self.keepdims = keepdims
+
+    def get_config(self):
+        return dict(super().get_config(), data_format=self.data_format,
+                    keepdims=self.keepdims)
 
     def call(self, inputs):
         n = self._rank

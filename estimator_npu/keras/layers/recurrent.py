@@ -12,7 +12,7 @@ from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.engine.shape import dimension_value
 from estimator_npu.engine.ops.slice_ops import reverse
-from estimator_npu.keras import activations, backend, initializers, regularizers
+from estimator_npu.keras import activations, backend, constraints, initializers, regularizers
 from estimator_npu.keras.engine.base_layer import Layer
 from estimator_npu.layers import functional
 from estimator_npu.rnn.cells import _zeros
@@ -132,6 +132,31 @@ class _RNN(Layer):
             return out
         return [out] + (list(state) if isinstance(state, tuple) else [state])
 
+    def get_config(self):
+        c, lstm_or_gru = self._config, not isinstance(self, SimpleRNN)
+        config = dict(super().get_config(), return_sequences=c["return_sequences"],
+                      return_state=c["return_state"], go_backwards=c["go_backwards"],
+                      stateful=c["stateful"], unroll=c["unroll"], time_major=c["time_major"],
+                      units=self.units, activation=activations.serialize(self.activation))
+        if lstm_or_gru:
+            config["recurrent_activation"] = activations.serialize(self.recurrent_activation)
+        config["use_bias"] = self.use_bias
+        for i, k in enumerate(("kernel", "recurrent", "bias")):
+            config[f"{k}_initializer"] = initializers.serialize(self._init[i])
+        if isinstance(self, LSTM):
+            config["unit_forget_bias"] = self.unit_forget_bias
+        for i, k in enumerate(("kernel", "recurrent", "bias")):
+            config[f"{k}_regularizer"] = regularizers.serialize(self._reg[i])
+        config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        for i, k in enumerate(("kernel", "recurrent", "bias")):
+            config[f"{k}_constraint"] = constraints.serialize(constraints.get(self._cons[i]))
+        config.update(dropout=self.dropout, recurrent_dropout=self.recurrent_dropout)
+        if lstm_or_gru:
+            config["implementation"] = c["implementation"]
+        if isinstance(self, GRU):
+            config["reset_after"] = self.reset_after
+        return config
+
     @property
     def states(self):
         return [None, None] if isinstance(self, LSTM) else [None]
@@ -197,6 +222,7 @@ class Bidirectional(Layer):
             raise ValueError(f"Invalid merge mode. Merge mode should be one of {{'sum', "
                              f"'mul', 'ave', 'concat', None}}, got {merge_mode!r}")
         super().__init__(**kwargs)
+        self._wrapped, self._given_backward = layer, backward_layer
         cfg = dict(layer._config)
         self.forward_layer = type(layer)(name="forward_" + layer.name, **cfg)
         if backward_layer is None:
@@ -205,6 +231,26 @@ class Bidirectional(Layer):
         self.backward_layer = backward_layer
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
+
+    def get_config(self):
+        from estimator_npu.keras.engine.model_config import serialize_layer
+        inner = serialize_layer(self._wrapped)
+        if not self._wrapped.built:  # as Keras: the unbuilt layer's dtype, None if not given
+            inner["config"]["dtype"] = self._wrapped._given_dtype
+        config = dict(super().get_config(), layer=inner, merge_mode=self.merge_mode)
+        if self._given_backward is not None:
+            config["backward_layer"] = serialize_layer(self._given_backward)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import deserialize_layer
+        config = dict(config)
+        config["layer"] = deserialize_layer(config["layer"], custom_objects)
+        if config.get("backward_layer") is not None:
+            config["backward_layer"] = deserialize_layer(config["backward_layer"],
+                                                         custom_objects)
+        return cls(**config)
 
     def call(self, inputs, training=None):
         fw = self.forward_layer(inputs, training=training)
@@ -229,6 +275,17 @@ class TimeDistributed(Layer):
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
+
+    def get_config(self):
+        from estimator_npu.keras.engine.model_config import serialize_layer
+        return dict(super().get_config(), layer=serialize_layer(self.layer))
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from estimator_npu.keras.engine.model_config import deserialize_layer
+        config = dict(config)
+        config["layer"] = deserialize_layer(config["layer"], custom_objects)
+        return cls(**config)
 
     def call(self, inputs, training=None):
         x = convert_to_tensor(inputs)
