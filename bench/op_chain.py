@@ -15,6 +15,10 @@ build and compile linear in ``n``.
 
 Run: ``python bench/op_chain.py [--lengths 100,500,1000,5000] [--steps 200] [--reps 5]``
 
+``--floor`` times numpy's own calls that the plan makes for one group of four chain ops
+(forward and backward, each call alone on warm (8, 16) arrays, best of 7 timings) and
+prints their sum per chain op: what a plan of these kernels can reach at best.
+
 ``--before CHECKOUT`` times another estimator_npu checkout (e.g. the previous commit, from
 ``git worktree add``) in child processes alternating with this one, ``--rounds`` times per
 length, and prints the plan µs per op of both and their ratio (medians). ``--cpu`` times
@@ -92,6 +96,33 @@ def measure(n, steps, reps, rng):
     return build, compile_s, statistics.median(samples), statistics.median(session), kernels
 
 
+def floor():
+    """The bare numpy calls of one matmul/add/relu/mul group and its gradient."""
+    rng = np.random.default_rng(0)
+    x, g, w = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16), (8, 16), (16, 16)))
+    b, y = rng.standard_normal(16).astype(np.float32), np.maximum(x, 0)
+    c, z, ones = np.array(1.5, np.float32), np.zeros((), np.float32), np.ones(8, np.float32)
+    dot = getattr(np.dot, "_implementation", np.dot)
+    calls = {"matmul dot(x, w)": lambda: dot(x, w), "bias add(x, b, x)": lambda: np.add(x, b, x),
+             "relu maximum(x, 0, out=x)": lambda: np.maximum(x, z, out=x),
+             "mul multiply(x, c)": lambda: np.multiply(x, c),
+             "grad of mul multiply(g, c)": lambda: np.multiply(g, c),
+             "relu grad multiply(g, greater(y, 0))": lambda: np.multiply(g, np.greater(y, z)),
+             "dx dot(g, w.T)": lambda: dot(g, w.T), "dw dot(x.T, g)": lambda: dot(x.T, g),
+             "db dot(ones, g)": lambda: dot(ones, g)}
+    total = 0.0
+    for name, f in calls.items():
+        best = float("inf")
+        for _ in range(7):
+            t0 = clock()
+            for _ in range(2000):
+                f()
+            best = min(best, (clock() - t0) / 2000)
+        total += best
+        print(f"{best * 1e6:7.3f} µs  {name}")
+    print(f"{total * 1e6:7.3f} µs per four chain ops, {total * 1e6 / 4:.3f} µs per op")
+
+
 def compare(a):
     """This checkout against ``a.before``, alternating child processes."""
     lengths = [int(v) for v in a.lengths.split(",")]
@@ -120,10 +151,13 @@ def main():
     ap.add_argument("--before", help="another checkout, timed alternately (see above)")
     ap.add_argument("--rounds", type=int, default=3, help="alternations with --before")
     ap.add_argument("--cpu", action="store_true", help="time with the thread's CPU clock")
+    ap.add_argument("--floor", action="store_true", help="time numpy's bare calls (above)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.cpu:
         clock = time.thread_time
+    if a.floor:
+        return floor()
     if a.before:
         return compare(a)
     rng = np.random.default_rng(0)

@@ -233,7 +233,10 @@ def test_core_line_budget(layer):
     # pad gradients (MirrorPadGrad).
     # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
     # (StridedSliceDynamic and its gradient).
-    budget = {"engine": 13320, "device": 1200, "hooks": 2500}[layer]
+    # +25 -> 13345, issue 16 (perfchain): in-place bias add and ReLU of small static
+    # shapes as plan lines, np.dot without its dispatcher, no bias tiling for small arrays;
+    # Session.run's fast paths (fed arrays of the last accepted shape, plain feed keys).
+    budget = {"engine": 13345, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -78,7 +78,7 @@ def _bias_add_in_place(x, b):
 
 def _relu_in_place(x):
     if x.size < 2 * threads.MIN_SIZE or not x.flags.c_contiguous:
-        return np.maximum(x, 0, out=x)
+        return np.maximum(x, _ZERO.get(x.dtype, 0), out=x)
     f = x.reshape(-1)
     threads.split(f.size, lambda s, e: np.maximum(f[s:e], 0, out=f[s:e]))
     return x
@@ -149,26 +149,41 @@ def _fresh_private(x, readers, pinned):
     return x.op.type in _FRESH and _private(x, readers, pinned) and x.op.outputs[0] is x
 
 
+# Small arrays of static shape: the plan line is the in-place numpy call itself (no
+# Python frame, no size checks per run: 8.3 -> 1.6 us for a (8, 16) bias add).
+_ZERO = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+_ADD_INTO = [Inline("{add}({0}, {1}, {%d})" % i, add=np.add) for i in (0, 1)]
+_RELU_INTO = {dt: Inline("{maximum}({0}, {zero}, out={0})", maximum=np.maximum, zero=z)
+              for dt, z in _ZERO.items()}
+
+
+def _small(x, y):
+    """``y`` has ``x``'s static shape, with too few elements to thread or tile a bias."""
+    n = y.shape.num_elements() if y.shape.is_fully_defined() else None
+    return n is not None and 0 < n < _fast.TILE_MIN and x.shape.as_list() == y.shape.as_list()
+
+
 def _in_place_epilogues(order, pinned, out):
     readers = _readers(order)
     for op in order:
-        if op in out or not _floats(op):
+        if op in out or not op.outputs or not _floats(op):
             continue
+        x, y = op.inputs[:2], op.outputs[0]
         if op.type == "BiasAdd" and not op.attrs.get("nchw") and \
-                _fresh_private(op.inputs[0], readers, pinned):
-            out[op] = _bias_add_in_place
-        elif op.type in ("Add", "AddV2") and op.inputs[1].shape.ndims == 1 and \
-                _fresh_private(op.inputs[0], readers, pinned):
-            out[op] = _add_in_place
-        elif op.type in ("Add", "AddV2") and op.inputs[0].shape.ndims == 1 and \
-                _fresh_private(op.inputs[1], readers, pinned):
-            out[op] = lambda b, x: _add_in_place(x, b)
+                _fresh_private(x[0], readers, pinned):
+            out[op] = _ADD_INTO[0] if _small(x[0], y) else _bias_add_in_place
+        elif op.type in ("Add", "AddV2") and x[1].shape.ndims == 1 and \
+                _fresh_private(x[0], readers, pinned):
+            out[op] = _ADD_INTO[0] if _small(x[0], y) else _add_in_place
+        elif op.type in ("Add", "AddV2") and x[0].shape.ndims == 1 and \
+                _fresh_private(x[1], readers, pinned):
+            out[op] = _ADD_INTO[1] if _small(x[1], y) else lambda b, x: _add_in_place(x, b)
         else:
             continue
-        y = op.outputs[0]
         nxt = readers.get(y, ())
         if _private(y, readers, pinned) and nxt[0].type == "Relu" and nxt[0] not in out:
-            out[nxt[0]] = _relu_in_place
+            small = _small(y, nxt[0].outputs[0])
+            out[nxt[0]] = _RELU_INTO[np.dtype(y.dtype.np)] if small else _relu_in_place
 
 
 class _PooledPre(threading.local):

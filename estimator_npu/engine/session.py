@@ -40,7 +40,7 @@ def _whole(a):
 class _FeedConverter:
     """Checks and converts one fed value against the static dtype/shape of its tensor."""
 
-    __slots__ = ("tensor", "np_dtype", "rank", "known", "label")
+    __slots__ = ("tensor", "np_dtype", "rank", "known", "label", "ok")
 
     def __init__(self, tensor):
         self.tensor = tensor
@@ -51,8 +51,12 @@ class _FeedConverter:
             (i, d) for i, d in enumerate(dims) if d is not None)
         self.label = (f"placeholder '{tensor.op.name}'" if tensor.op.type == "Placeholder"
                       else f"tensor '{tensor.name}'")
+        self.ok = None  # the last shape fed as an array of the dtype (checked once)
 
     def __call__(self, value):
+        if type(value) is np.ndarray and value.dtype is self.np_dtype and \
+                value.shape == self.ok:  # the steady state of a loop: one comparison
+            return value
         a = value if type(value) is np.ndarray else self._asarray(value)
         if a.dtype != self.np_dtype:
             src, dst = a.dtype.kind, self.np_dtype.kind
@@ -90,6 +94,8 @@ class _FeedConverter:
             if len(shp) != self.rank or any(shp[i] != d for i, d in self.known):
                 raise ValueError(f"Cannot feed value of shape {shp} for {self.label}, which "
                                  f"has shape {self.tensor.shape}")
+        if a.dtype is self.np_dtype:
+            self.ok = a.shape
         return a
 
     def _asarray(self, value):
@@ -164,6 +170,8 @@ def _governed(plan, gov, args):
 
 def _fetch_key(fetches):
     t = type(fetches)
+    if t is Operation or t is Tensor:
+        return fetches
     if t is list or t is tuple:
         try:
             k = (t,) + tuple(fetches)
@@ -315,9 +323,11 @@ class Session:
                 feed_dict, "items"):
             raise TypeError(f"feed_dict must be a dict mapping tensors to values, got "
                             f"{type(feed_dict).__name__}")
-        feed_dict = _feeds.expand_tuple_keys(feed_dict) if feed_dict else feed_dict
-        fkey = _fetch_key(fetches)
-        key = (fkey, frozenset(feed_dict) if feed_dict else None)
+        for k in feed_dict or ():
+            if type(k) is not Tensor:  # a tuple or SparseTensor key stands for several
+                feed_dict = _feeds.expand_tuple_keys(feed_dict)
+                break
+        key = (_fetch_key(fetches), frozenset(feed_dict) if feed_dict else None)
         try:
             entry = self._plans.get(key)
         except TypeError:  # an unhashable fetch (a numpy array): _resolve names it

@@ -380,10 +380,41 @@ def test_inline_kernels_are_plan_expressions_and_callable():
         got = plan.fn(xv)
     src = plan.source
     assert "k_maximum(" in src and ".T" in src and "k_dot(k_ones" in src, src
-    assert src.count("k_dot = ") == 0 and plan.fn.__globals__["k_dot"] is np.dot
+    from estimator_npu.engine.ops import _fast
+    assert src.count("k_dot = ") == 0 and plan.fn.__globals__["k_dot"] is _fast.dot
     wv = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
     hv = np.maximum(xv @ wv, 0)
     np.testing.assert_allclose(got[0], hv, rtol=1e-6)
     np.testing.assert_allclose(got[1], hv.sum(axis=0), rtol=1e-5)
     dpre = (np.ones((5, 4), np.float32) @ wv) * (xv @ wv > 0)
     np.testing.assert_allclose(got[2], dpre @ wv.T, rtol=1e-6)
+
+
+def test_small_static_bias_and_relu_are_in_place_plan_lines(monkeypatch):
+    """``relu(matmul(x, w) + b)`` (Add, either side, and BiasAdd) of a small static shape:
+    the plan lines are numpy's in-place calls (``add(t, b, t)``, ``maximum(t, 0, out=t)``),
+    with the numbers of the plan without rewrites; an unknown batch keeps the checked
+    kernels, and a fetched product keeps its value."""
+    rng = np.random.default_rng(8)
+    w = tf.constant(rng.standard_normal((4, 3)), tf.float32)
+    b = tf.constant([0.25, -1.0, 2.0], tf.float32)
+    fetches, feeds, values = [], [], []
+    for shape in ([5, 4], [None, 4]):
+        x = tf.placeholder(tf.float32, shape)
+        mm = tf.matmul(x, w)
+        fetches += [tf.nn.relu(mm + b), tf.nn.relu(b + tf.matmul(x, w)),
+                    tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b)), mm]
+        feeds.append(x)
+        values.append(rng.standard_normal((5, 4)).astype(np.float32))
+    with tf.Session() as sess:
+        src = sess.compile(fetches[:3], feeds[:1]).source
+        dynamic = sess.compile(fetches[4:7], feeds[1:]).source
+        got = sess.run(fetches, dict(zip(feeds, values)))
+    assert src.count("k_maximum(") == src.count("out=") == 3, src
+    assert src.count("k_add(") == 3 and "k_add(t_MatMul, c" in src, src
+    assert "out=" not in dynamic and "k_maximum" not in dynamic, dynamic
+    monkeypatch.setattr(plan_rewrites, "kernel_overrides", lambda *a: {})
+    with tf.Session() as sess:
+        ref = sess.run(fetches, dict(zip(feeds, values)))
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)

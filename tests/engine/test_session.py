@@ -140,6 +140,25 @@ def test_feed_wrong_shape_names_placeholder_and_both_shapes(sess):
         sess.run(x * 2.0, {x: np.ones(3)})
 
 
+def test_feed_checks_after_a_steady_state_of_accepted_arrays(sess):
+    # a loop feeding arrays of one shape and dtype takes the converter's fast path; any
+    # other value is still checked and converted
+    x = tf.placeholder(tf.float32, [None, 3], name="images")
+    y = x * 2.0
+    ok = np.ones((2, 3), np.float32)
+    for _ in range(3):
+        np.testing.assert_array_equal(sess.run(y, {x: ok}), 2 * ok)
+    assert sess.run(x, {x: ok}) is ok  # fed arrays of the dtype are not copied
+    wide = sess.run(x, {x: np.full((2, 3), 1.5)})  # float64: converted
+    assert wide.dtype == np.float32 and wide[0, 0] == 1.5
+    assert sess.run(x, {x: [[1, 2, 3]]}).dtype == np.float32
+    with pytest.raises(ValueError, match=r"\(2, 4\) for placeholder 'images'"):
+        sess.run(y, {x: np.ones((2, 4), np.float32)})
+    with pytest.raises(ValueError, match=r"images.*\(\?, 3\)"):
+        sess.run(y, {x: np.ones((2, 3, 1), np.float32)})
+    np.testing.assert_array_equal(sess.run(y, {x: ok}), 2 * ok)
+
+
 def test_feed_wrong_shape_of_scalar_placeholder(sess):
     x = tf.placeholder(tf.float32, [], name="lr")
     with pytest.raises(ValueError, match=r"lr.*\(\)"):

@@ -264,7 +264,7 @@ def _sum_kernel(op, ctx):
     if x.dtype.is_floating and op.attrs["axis"] == (0,) and not op.attrs["keepdims"] and \
             x.shape.ndims == 2 and x.shape.is_fully_defined():
         # a dense layer's bias gradient: the plan line is the product with ones itself
-        return Inline("{dot}({ones}, {0})", dot=np.dot,
+        return Inline("{dot}({ones}, {0})", dot=_fast.dot,
                       ones=_fast.ones(x.shape.as_list()[0], x.dtype.np))
     return _fast.make_sum(op.attrs["axis"], op.attrs["keepdims"], x.shape.ndims,
                           x.dtype.is_floating)
