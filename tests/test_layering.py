@@ -233,7 +233,9 @@ def test_core_line_budget(layer):
     # pad gradients (MirrorPadGrad).
     # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
     # (StridedSliceDynamic and its gradient).
-    budget = {"engine": 13320, "device": 1200, "hooks": 2500}[layer]
+    # +2 -> 13322, issue 12 (tfmodels): tf.strided_slice with scalar int tensors inside
+    # begin/end lists (TF's PTB reader).
+    budget = {"engine": 13322, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
