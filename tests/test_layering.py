@@ -236,7 +236,9 @@ def test_core_line_budget(layer):
     # +25 -> 13345, issue 16 (perfchain): in-place bias add and ReLU of small static
     # shapes as plan lines, np.dot without its dispatcher, no bias tiling for small arrays;
     # Session.run's fast paths (fed arrays of the last accepted shape, plain feed keys).
-    budget = {"engine": 13345, "device": 1200, "hooks": 2500}[layer]
+    # +2 -> 13347, issue 12 (tfmodels): tf.strided_slice with scalar int tensors inside
+    # begin/end lists (TF's PTB reader).
+    budget = {"engine": 13347, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -116,6 +116,13 @@ TARGETS = {
     "tensorflow.contrib.learn.python.learn": ["estimator_npu.contrib.learn"],
     "tensorflow.contrib.learn.python.learn.datasets": ["estimator_npu.contrib.learn.datasets"],
     "tensorflow.contrib.learn.python.learn.datasets.mnist": ["estimator_npu.datasets.mnist"],
+    "tensorflow.contrib.learn.python.learn.datasets.base": [
+        "estimator_npu.contrib.learn.datasets_base"],
+    "tensorflow.contrib.slim.python": [],
+    "tensorflow.contrib.slim.python.slim": [],
+    "tensorflow.contrib.slim.python.slim.data": [],
+    "tensorflow.contrib.slim.python.slim.data.prefetch_queue": [
+        "estimator_npu.contrib.slim_prefetch_queue"],
     "tensorflow.contrib.framework.python": ["estimator_npu.contrib.framework"],
     "tensorflow.contrib.framework.python.ops": ["estimator_npu.contrib.framework"],
     "tensorflow.contrib.framework.python.ops.arg_scope": ["estimator_npu.contrib.framework"],

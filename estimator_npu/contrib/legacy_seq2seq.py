@@ -19,7 +19,7 @@ Every sequence is a Python list with one ``[batch, ...]`` tensor per time step, 
   step's argmax symbol to the next step (a Python bool only).
 
 The attention models (``attention_decoder``, ``embedding_attention_*``) and
-``model_with_buckets`` are not here.
+``model_with_buckets`` are in ``legacy_seq2seq_attention`` (re-exported here).
 """
 import copy
 
@@ -34,8 +34,9 @@ from estimator_npu.engine.variable_scope import get_variable
 from estimator_npu.partition.embedding import embedding_lookup
 from estimator_npu.rnn.dynamic import static_rnn
 
-__all__ = ["basic_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
-           "rnn_decoder", "sequence_loss", "sequence_loss_by_example",
+__all__ = ["attention_decoder", "basic_rnn_seq2seq", "embedding_attention_decoder",
+           "embedding_attention_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
+           "model_with_buckets", "rnn_decoder", "sequence_loss", "sequence_loss_by_example",
            "tied_rnn_seq2seq"]
 
 
@@ -190,5 +191,9 @@ def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symb
                                      embedding_size, output_projection=output_projection,
                                      feed_previous=feed_previous)
 
+
+from estimator_npu.contrib.legacy_seq2seq_attention import (  # noqa: E402
+    attention_decoder, embedding_attention_decoder, embedding_attention_seq2seq,
+    model_with_buckets)
 
 __getattr__ = _module_getattr(__name__)

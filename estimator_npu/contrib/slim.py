@@ -17,3 +17,4 @@ from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  #
 from estimator_npu.train.checkpoint_utils import assign_from_checkpoint_fn  # noqa: F401
 from estimator_npu.layers import model_analyzer  # noqa: F401,E402
 from estimator_npu.contrib import slim_learning as learning  # noqa: F401,E402
+from estimator_npu.contrib import slim_prefetch_queue as prefetch_queue  # noqa: F401,E402

@@ -256,9 +256,10 @@ class Optimizer:
         gs_op = None
         if global_step is not None:
             gs_op = _var_op(global_step)
-            if not gs_op.outputs[0].dtype.is_integer:
-                raise TypeError("global_step must be an integer variable, got dtype "
-                                f"{gs_op.outputs[0].dtype.name}")
+            dt = gs_op.outputs[0].dtype  # TF adds 1 to any real variable (float too)
+            if not (dt.is_integer or dt.is_floating):
+                raise TypeError(f"global_step must be an integer or float variable, got "
+                                f"dtype {dt.name}")
         rule = self.rule
         attrs = {"rule": rule, "var_ops": [v.op for v in var_list],
                  "slot_ops": [[self._slots[s][v.op].op for s, _ in rule.slots]

@@ -49,6 +49,15 @@ class SummaryValue:
         return f"Value(tag={self.tag!r}, kind={self.kind!r})"
 
 
+class _Values(list):
+    """``Summary.value``: a list with the protobuf repeated field's ``add(**fields)``."""
+
+    def add(self, **fields):
+        v = SummaryValue(**fields)
+        self.append(v)
+        return v
+
+
 class Summary:
     """The result of running a summary op (TF1 ``tf.Summary``)."""
 
@@ -56,7 +65,33 @@ class Summary:
     Value = SummaryValue
 
     def __init__(self, value=()):
-        self.value = list(value)
+        self.value = _Values(value)
+
+    def ParseFromString(self, data):  # noqa: N802 - protobuf-style accessor
+        """Replaces the values by those of ``data``: a summary op's value or serialized
+        ``Summary`` bytes (TF's ``s = tf.Summary(); s.ParseFromString(sess.run(merged))``)."""
+        del self.value[:]
+        return self.MergeFromString(data)
+
+    def MergeFromString(self, data):  # noqa: N802 - protobuf-style accessor
+        """Appends the values of ``data`` (as ``ParseFromString``)."""
+        if isinstance(data, np.ndarray) and data.dtype == object and data.size == 1:
+            data = data.reshape(()).item()
+        if isinstance(data, Summary):
+            self.value.extend(data.value)
+            return 0
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError("Summary.ParseFromString expects the value of a summary op or "
+                            f"serialized Summary bytes, got {type(data).__name__}")
+        from estimator_npu.train.summary_writer import from_proto
+        self.value.extend(from_proto(bytes(data)))
+        return len(data)
+
+    @classmethod
+    def FromString(cls, data):  # noqa: N802 - protobuf-style accessor
+        out = cls()
+        out.ParseFromString(data)
+        return out
 
     def tags(self):
         return [v.tag for v in self.value]

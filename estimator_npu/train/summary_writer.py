@@ -87,9 +87,25 @@ def to_proto(summary):
                 height=h, width=w, colorspace=c, encoded_image_string=_png(v.data))))
         elif v.kind == "text":
             values.append(_text_value(pb, v.tag, v.data))
+        elif v.kind == "proto":  # parsed from bytes (Summary.ParseFromString), kept as is
+            values.append(v.data)
         else:
             raise ValueError(f"Summary value {v.tag!r} has unknown kind {v.kind!r}")
     return pb.Summary(value=values)
+
+
+def from_proto(data):
+    """``SummaryValue``s of serialized ``Summary`` bytes: scalars as ``simple_value``,
+    the other kinds kept as their proto (``kind="proto"``)."""
+    from tensorboardX.proto import summary_pb2 as pb
+    from estimator_npu.train.summary_ops import SummaryValue
+    out = []
+    for v in pb.Summary.FromString(data).value:
+        if v.WhichOneof("value") == "simple_value":
+            out.append(SummaryValue(v.tag, simple_value=v.simple_value))
+        else:
+            out.append(SummaryValue(v.tag, kind="proto", data=v))
+    return out
 
 
 def graph_def(graph):

@@ -110,7 +110,7 @@ def test_bad_inputs_are_named():
         with pytest.raises(TypeError, match="logits must be a non-empty list"):
             s2s.sequence_loss_by_example(tf.zeros([2, 3]), [[0, 1]], [[1., 1.]])
     with pytest.raises(AttributeError, match="does not implement"):
-        s2s.embedding_attention_seq2seq  # noqa: B018
+        s2s.one2many_rnn_seq2seq  # noqa: B018
 
 
 def test_embedding_rnn_seq2seq_variables_and_feed_previous():

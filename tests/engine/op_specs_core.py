@@ -341,6 +341,13 @@ case("StridedSliceDynamic", "tensor_bounds",
      lambda x: x[tf.identity(1):tf.identity(3), ::2], normal((4, 3)))
 case("StridedSliceDynamic", "tensor_bounds_dynamic",
      lambda x: x[tf.identity(1):, :tf.identity(-1)], normal((4, 3)), dynamic=True)
+# tf.strided_slice with scalar int tensors inside begin/end (TF's PTB reader: [0, i * n])
+case("StridedSliceDynamic", "strided_slice_tensor_entries",
+     lambda x: tf.strided_slice(x, [0, tf.identity(1) * 2], [3, (tf.identity(1) + 1) * 2]),
+     normal((4, 5)))
+case("StridedSliceDynamic", "strided_slice_tensor_entries_dynamic",
+     lambda x: tf.strided_slice(x, [tf.identity(1), 0], [tf.identity(3), 4], [1, 2]),
+     normal((4, 5)), dynamic=True)
 case("SliceGradDynamic", "direct",
      lambda dy: make_tensor("SliceGradDynamic",
                             [dy, tf.zeros([4, 3], tf.float64), tf.identity(1)], dy.dtype,

@@ -49,3 +49,29 @@ def test_float_tensor_bound_is_rejected():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="scalar int tensor"):
             tf.zeros([4])[tf.constant(1.5) * tf.placeholder(tf.float32, []):]
+
+
+def test_strided_slice_with_tensor_entries_ptb_style():
+    """``tf.strided_slice(data, [0, i * n], [b, (i + 1) * n])`` with ``i`` from a
+    range_input_producer, as TF's PTB reader slices; then ``set_shape`` as the reader does."""
+    data = np.arange(30, dtype=np.int32).reshape(3, 10)
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32, [])
+        x = tf.strided_slice(data, [0, i * 2], [3, (i + 1) * 2])
+        assert x.shape.as_list() == [3, None]
+        x.set_shape([3, 2])
+        y = tf.strided_slice(data, [0, i * 2 + 1], [3, (i + 1) * 2 + 1])
+        row = tf.strided_slice(data, [i], [i + 1], shrink_axis_mask=1)
+        with tf.Session() as sess:
+            for iv in (0, 3):
+                xv, yv = sess.run([x, y], {i: iv})
+                np.testing.assert_array_equal(xv, data[:, iv * 2:(iv + 1) * 2])
+                np.testing.assert_array_equal(yv, data[:, iv * 2 + 1:(iv + 1) * 2 + 1])
+            np.testing.assert_array_equal(sess.run(row, {i: 2}), data[2])
+
+
+def test_strided_slice_non_static_whole_begin_is_rejected():
+    with tf.Graph().as_default():
+        b = tf.placeholder(tf.int32, [2])
+        with pytest.raises(TypeError, match="must be static"):
+            tf.strided_slice(tf.zeros([3, 4]), b, [3, 4])

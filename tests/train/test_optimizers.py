@@ -229,6 +229,26 @@ def test_minimize_with_var_list_and_global_step(graph):
         assert sess.run(gs) == 2
 
 
+def test_float_global_step_counts_like_tf(graph):
+    """TF's mnist/convolutional.py passes ``tf.Variable(0, dtype=tf.float32)`` as
+    ``global_step`` (it feeds exponential_decay): apply_gradients adds 1 to it."""
+    w = tf.Variable(np.ones(2), dtype=tf.float64, name="w")
+    batch = tf.Variable(0, dtype=tf.float32)
+    lr = tf.train.exponential_decay(0.1, batch, 2, 0.5, staircase=True)
+    train = tf.train.GradientDescentOptimizer(lr).minimize(tf.reduce_sum(w * w),
+                                                           global_step=batch)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+        assert sess.run(batch) == 3.0 and sess.run(batch).dtype == np.float32
+        assert sess.run(lr) == pytest.approx(0.05)
+        np.testing.assert_allclose(sess.run(w), 0.8 * 0.8 * 0.9, rtol=1e-6)
+    with pytest.raises(TypeError, match="global_step must be an integer or float variable"):
+        tf.train.GradientDescentOptimizer(0.1).minimize(
+            tf.reduce_sum(w * w), global_step=tf.Variable(True, name="flag"))
+
+
 def test_schedule_tensor_learning_rate_reads_step_before_increment(graph):
     rng = np.random.default_rng(8)
     init, variables, grads = _setup(rng)

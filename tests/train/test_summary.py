@@ -138,3 +138,32 @@ def test_file_writer_cache(graph, tmp_path):
     finally:
         tf.summary.FileWriterCache.clear()
     assert any(e.HasField("graph_def") for e in _read_events(str(tmp_path)))
+
+
+def test_parse_from_string_and_value_add(graph, tmp_path):
+    """TF's cifar10_eval: ``s = tf.Summary(); s.ParseFromString(sess.run(summary_op));
+    s.value.add(tag=..., simple_value=...)``, then written; bytes parse as well."""
+    x = tf.placeholder(tf.float32, [])
+    tf.summary.scalar("loss", x)
+    tf.summary.histogram("w", tf.constant([1.0, 2.0, 3.0]))
+    merged = tf.summary.merge_all()
+    logdir = str(tmp_path / "eval")
+    with tf.Session() as sess, tf.summary.FileWriter(logdir) as writer:
+        s = tf.Summary()
+        s.ParseFromString(sess.run(merged, {x: 2.5}))
+        added = s.value.add(tag="Precision @ 1", simple_value=0.75)
+        assert added.simple_value == 0.75 and s.tags() == ["loss", "w", "Precision @ 1"]
+        writer.add_summary(s, 7)
+        again = tf.Summary.FromString(s.SerializeToString())  # bytes: histogram kept
+        assert again.tags() == s.tags() and again.value[0].simple_value == 2.5
+        again.ParseFromString(tf.Summary(value=[tf.Summary.Value(tag="a", simple_value=1)])
+                              .SerializeToString())
+        assert again.tags() == ["a"]
+        writer.add_summary(tf.Summary.FromString(s.SerializeToString()), 8)
+        with pytest.raises(TypeError, match="ParseFromString expects"):
+            s.ParseFromString(3.0)
+    steps = _by_step(_read_events(logdir))
+    for step in (7, 8):
+        assert steps[step]["loss"].simple_value == 2.5
+        assert steps[step]["Precision @ 1"].simple_value == 0.75
+        assert steps[step]["w"].histo.num == 3

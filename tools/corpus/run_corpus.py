@@ -13,8 +13,8 @@ For each row the script's folder is copied to ``WORK/ID/src``; the row's ``edits
 for ``--data``) change only data paths and step counts. The script then runs from
 that copy of its folder (as the tutorials are run, so their relative data paths resolve and
 their outputs land in the copy) as
-``python -m estimator_npu.run SCRIPT ARGS`` with this checkout first on ``PYTHONPATH``,
-under ``ulimit -v`` (``--mem-kb``, default 4000000) and ``--timeout`` seconds.
+``python -m estimator_npu.run SCRIPT ARGS`` with this checkout first on ``PYTHONPATH``
+(and, with ``--repo-on-path``, the row's checkout root last), under ``ulimit -v`` (``--mem-kb``, default 4000000) and ``--timeout`` seconds.
 
 Status: ``pass`` (exit 0), ``missing`` (the last error says ``estimator_npu does not
 implement``), ``fail`` (another nonzero exit; the note is the last line of stderr),
@@ -100,8 +100,10 @@ def run_one(row, args):
     with open(target, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(text)
     argv = [a.replace("{data}", args.data) for a in shlex.split(row["args"])]
-    env = dict(os.environ, PYTHONPATH=REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               MPLBACKEND="Agg")
+    path = [REPO_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if args.repo_on_path:  # scripts importing their repository as a package (official.*)
+        path.append(src_dir)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), MPLBACKEND="Agg")
     if os.path.isdir(os.path.join(args.data, "keras")):
         env["KERAS_HOME"] = os.path.join(args.data, "keras")  # get_file's cache (make_data.py)
     cmd = "ulimit -v %d; exec %s -m estimator_npu.run %s" % (
@@ -132,6 +134,9 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--mem-kb", type=int, default=4000000)
     p.add_argument("--write-status", action="store_true")
+    p.add_argument("--repo-on-path", action="store_true",
+                   help="append each row's checkout root to PYTHONPATH (tensorflow/models' "
+                        "official.* imports, as its README's PYTHONPATH setup)")
     args = p.parse_args(argv)
     args.data, args.work, args.src = (os.path.abspath(x) for x in (args.data, args.work, args.src))
     rows = read_manifest(args.manifest)

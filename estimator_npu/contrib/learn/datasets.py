@@ -1,6 +1,8 @@
-"""``tf.contrib.learn.datasets``: ``load_dataset("mnist")`` and the ``mnist`` module."""
+"""``tf.contrib.learn.datasets``: ``load_dataset("mnist")``, the ``mnist`` module and
+``base.maybe_download``."""
 from estimator_npu.compat.missing import NotImplementedName
 from estimator_npu.compat.missing import module_getattr as _module_getattr
+from estimator_npu.contrib.learn import datasets_base as base  # noqa: F401
 from estimator_npu.datasets import mnist  # noqa: F401
 
 __getattr__ = _module_getattr(__name__)
