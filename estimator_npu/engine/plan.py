@@ -417,8 +417,9 @@ def compile_plan(ctx, targets, feeds):
         ns[key] = obj
         return key
 
-    first = any(registry.get(op.type).runs_first or registry.get(op.type).input_source
-                for op in order)
+    # get_next stays before every update either way (it is stateful); only the device
+    # loop must run before the independent reads
+    first = any(registry.get(op.type).runs_first for op in order)
     order, snap, step_reads = _snapshot_reads(order, targets, fed, initialized,
                                               reorder=not first)
     overrides = plan_rewrites.kernel_overrides(order, targets, feeds, ctx)
