@@ -1,6 +1,7 @@
 """Records the Estimator scenario matrix of ``tests/estimator/matrix_cases.py`` (model_dir
 files, checkpoint state, events, hook calls, log lines, evaluate / predict /
-train_and_evaluate results, warm start) from real TF 2.15::
+train_and_evaluate results, warm start) and ``tests/estimator/canned_cases.py`` (premade
+estimators with partitioners, ``PartitionedVariable.assign``) from real TF 2.15::
 
     /tmp/tf215/bin/python tools/record_estimator_matrix.py [NAME-PREFIX ...]
 
@@ -18,6 +19,7 @@ from _cases import ROOT, load  # noqa: E402
 
 OUT = ROOT / "tests" / "estimator" / "golden" / "estimator_matrix_tf215.json"
 RUNS = 3
+CASES = ["tests/estimator/matrix_cases.py", "tests/estimator/canned_cases.py"]
 
 
 def stable(fn, name):
@@ -33,10 +35,12 @@ def main(prefixes):
     import tensorflow.compat.v1 as tf
     tf.disable_v2_behavior()
     tf.get_logger().propagate = False
-    case = load("tests/estimator/matrix_cases.py")
+    scenarios = {}
+    for module in CASES:
+        scenarios.update(load(module).all_scenarios())
     data = json.loads(OUT.read_text()) if OUT.exists() and prefixes else {"scenarios": {}}
     data["tensorflow"] = tf.__version__
-    for name, fn in case.all_scenarios().items():
+    for name, fn in scenarios.items():
         if prefixes and not any(name.startswith(p) for p in prefixes):
             continue
         print("recording", name, flush=True)

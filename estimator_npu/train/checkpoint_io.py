@@ -260,10 +260,21 @@ class CheckpointReader:
         if name not in self._index.entries:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
                                        f"{self.prefix}{nearest_keys_hint(name, self.keys())}")
+        self.check_covered(name)
         value = self._index.read(name)
         # a 0-d tensor comes back as a numpy scalar (np.int64, np.float32, bytes), as TF's
         # reader returns it: Estimator.get_variable_value("global_step") is an integer
         return value[()] if getattr(value, "ndim", 1) == 0 else value
+
+    def check_covered(self, name, index=None):
+        """Raises ``ValueError`` (as TF's reader) when the slices tensor ``name`` is saved
+        as leave part of it (or of its ``index`` region) unstored."""
+        uncovered = getattr(self._index, "uncovered", None)
+        mask = uncovered(name) if uncovered else None
+        if mask is not None and (index is None or mask[index].any()):
+            raise ValueError(f"Does not have sufficient slices for partitioned tensor {name} "
+                             f"in checkpoint {self.prefix}: its slices cover "
+                             f"{mask.size - int(mask.sum())} of its {mask.size} elements")
 
     def read_all(self):
         """Every tensor (fresh arrays), after checking all checksums."""

@@ -461,6 +461,9 @@ class Saver:
         # checkpoint leaves every variable as it was. A partitioned variable is read
         # whole (whatever partitioning it was saved with) and each part takes its slice.
         try:
+            for name, parts in self._sliced.items():
+                for p in parts:
+                    reader.check_covered(name, p._save_slice_info.index())
             values = reader.read_many(list(stores) + list(self._sliced))
         finally:
             reader.close()
