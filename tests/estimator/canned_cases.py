@@ -145,7 +145,31 @@ def partitioned_assign_scenario(tf):
     return out
 
 
+def slot_names_scenario(tf):
+    """The names of optimizer variables made under variable and name scopes (TF puts
+    the variable scope in front of the slot's name: ``foo/foo/w/Adam``)."""
+    with tf.Graph().as_default():
+        with tf.variable_scope("foo"):
+            w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+            loss = tf.reduce_sum(w * w)
+            with tf.name_scope("ns"):
+                tf.train.AdamOptimizer(0.1).minimize(loss)
+        with tf.name_scope("bar"):
+            v = tf.get_variable("v", [2], initializer=tf.ones_initializer())
+            tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(v * v))
+        with tf.variable_scope("foo"):
+            tf.train.AdagradOptimizer(0.1).minimize(loss)
+        with tf.variable_scope("outer"):
+            p = tf.get_variable("p", [4, 2], initializer=tf.ones_initializer(),
+                                partitioner=tf.fixed_size_partitioner(2))
+            tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(tf.square(p.as_tensor())))
+        return {"global_variables": [x.op.name for x in tf.global_variables()],
+                "slices": [[x.op.name, x._save_slice_info.full_name]
+                           for x in tf.global_variables() if x._save_slice_info]}
+
+
 def all_scenarios():
     out = {f"canned/{n}": (lambda tf, lg, n=n: canned_scenario(tf, n)) for n in CANNED}
     out["canned/partitioned_assign"] = lambda tf, lg: partitioned_assign_scenario(tf)
+    out["canned/slot_names"] = lambda tf, lg: slot_names_scenario(tf)
     return out
