@@ -1,7 +1,9 @@
 """Records the Estimator scenario matrix of ``tests/estimator/matrix_cases.py`` (model_dir
 files, checkpoint state, events, hook calls, log lines, evaluate / predict /
 train_and_evaluate results, warm start) and ``tests/estimator/canned_cases.py`` (premade
-estimators with partitioners, ``PartitionedVariable.assign``) from real TF 2.15::
+estimators with partitioners, ``PartitionedVariable.assign``) and
+``tests/estimator/hooks_cases.py`` (user hooks, spec hooks, inputs that end early) from
+real TF 2.15::
 
     /tmp/tf215/bin/python tools/record_estimator_matrix.py [NAME-PREFIX ...]
 
@@ -19,7 +21,8 @@ from _cases import ROOT, load  # noqa: E402
 
 OUT = ROOT / "tests" / "estimator" / "golden" / "estimator_matrix_tf215.json"
 RUNS = 3
-CASES = ["tests/estimator/matrix_cases.py", "tests/estimator/canned_cases.py"]
+CASES = ["tests/estimator/matrix_cases.py", "tests/estimator/canned_cases.py",
+         "tests/estimator/hooks_cases.py"]
 
 
 def stable(fn, name):

@@ -140,7 +140,8 @@ def events(tf, model_dir):
             if event.HasField("summary"):
                 for value in event.summary.value:
                     kind, val = _value(tf, value)
-                    if value.tag.endswith("/sec"):     # a rate: timing noise
+                    if value.tag.endswith("/sec") or "fraction_over_" in value.tag:
+                        # a rate or a queue's fill level: timing noise
                         val = None
                     rows.append([int(event.step), "summary", value.tag, kind, val])
             elif event.HasField("session_log"):

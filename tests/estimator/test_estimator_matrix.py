@@ -2,7 +2,8 @@
 real TF 2.15 did (``golden/estimator_matrix_tf215.json``, recorded by
 ``tools/record_estimator_matrix.py``): model_dir files, the checkpoint state file, event
 contents, the steps a user's hook sees, the schedule log lines, and the results of
-evaluate / predict / train_and_evaluate / warm start."""
+evaluate / predict / train_and_evaluate / warm start; and the user-hook and input
+scenarios of ``hooks_cases.py``."""
 import importlib.util
 import json
 import math
@@ -13,9 +14,17 @@ import pytest
 import estimator_npu as tf
 
 HERE = pathlib.Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("matrix_cases", HERE / "matrix_cases.py")
-case = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(case)
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+case = _load("matrix_cases")
+SCENARIOS = dict(case.all_scenarios(), **_load("hooks_cases").all_scenarios())
 GOLDEN = json.loads((HERE / "golden" / "estimator_matrix_tf215.json").read_text())
 
 
@@ -44,10 +53,10 @@ def differences(got, want, path="", out=None):
     return out
 
 
-@pytest.mark.parametrize("name", sorted(case.all_scenarios()))
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_matches_tf(name):
     want = GOLDEN["scenarios"][name]
-    got = case.all_scenarios()[name](tf, "estimator_npu")
+    got = SCENARIOS[name](tf, "estimator_npu")
     diff = differences(json.loads(json.dumps(got)), want)
     assert not diff, "\n".join(diff[:40])
 

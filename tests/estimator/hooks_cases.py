@@ -1,0 +1,156 @@
+"""User hooks and inputs in Estimator runs, by both frameworks (real TF 2.15 through
+``tools/record_estimator_matrix.py hooks``, estimator_npu in ``test_estimator_matrix.py``):
+built-in hooks a user passes (``LoggingTensorHook``, ``StopAtStepHook``, a
+``CheckpointSaverHook`` or ``SummarySaverHook`` of their own), hooks from the
+``EstimatorSpec``, a hook that requests a stop, ``numpy_input_fn`` / tensor-tuple inputs
+that end early, and what each run leaves in model_dir and the log."""
+import os
+import re
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matrix_cases as M  # noqa: E402
+
+F32 = np.float32
+
+
+def _user_log(lines):
+    """The user-visible lines of LoggingTensorHook (``w_sum = ..., step_t = ...``)."""
+    out = []
+    for line in lines:
+        if re.match(r"^(gs|w0|step_t) = ", line) or line.startswith("custom:"):
+            out.append(re.sub(r"\(\d+\.\d+ sec\)", "(N sec)", line))
+    return out
+
+
+def _model_fn(tf, spec_hooks=None):
+    base = M.model_fn_factory(tf)
+
+    def model_fn(features, labels, mode, params):
+        spec = base(features, labels, mode, params)
+        if spec_hooks is None:
+            return spec
+        hooks = spec_hooks(tf, mode, spec)
+        return spec._replace(**hooks)
+    return model_fn
+
+
+def _spec_hooks(tf, mode, spec):
+    # (a variable fetched with the train op is racy in TF: logged are the step and loss)
+    gs = tf.train.get_global_step()
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        return {"training_hooks": [tf.train.LoggingTensorHook({"gs": gs, "w0": spec.loss},
+                                                               every_n_iter=2)],
+                "training_chief_hooks": [tf.train.StopAtStepHook(last_step=5)]}
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return {"evaluation_hooks": [tf.train.LoggingTensorHook({"gs": gs}, every_n_iter=1,
+                                                                at_end=True)]}
+    return {}
+
+
+def _stop_hook(tf, step):
+    """A user's hook that requests a stop once the global step reaches ``step``."""
+    class StopAt(tf.train.SessionRunHook):
+        def begin(self):
+            self._gs = tf.train.get_global_step()
+            self.seen = []
+
+        def before_run(self, run_context):
+            return tf.train.SessionRunArgs(self._gs)
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(int(run_values.results))
+            if run_values.results >= step:
+                run_context.request_stop()
+    return StopAt()
+
+
+def _summary_hooks(tf, mode, spec):
+    if mode != tf.estimator.ModeKeys.TRAIN:
+        return {}
+    tf.summary.scalar("w0", spec.loss * 2.0)
+    return {"training_hooks": [tf.train.SummarySaverHook(
+        save_steps=2, output_dir=_USER_DIR[0], summary_op=tf.summary.merge_all())]}
+
+
+_USER_DIR = [None]
+
+
+def _numpy_input(tf, rows, batch, epochs, shuffle=False):
+    return tf.estimator.inputs.numpy_input_fn({"x": M.X[:rows]}, M.Y[:rows], batch_size=batch,
+                                              num_epochs=epochs, shuffle=shuffle)
+
+
+def _tensor_input(tf):
+    def input_fn():
+        return {"x": tf.constant(M.X[:8])}, tf.constant(M.Y[:8])
+    return input_fn
+
+
+HOOKS = {
+    # name: (RunConfig kwargs, make(tf, model_dir) -> train kwargs, spec hooks)
+    "logging_every3_at_end": (
+        dict(save_checkpoints_steps=5, log_step_count_steps=4),
+        lambda tf, d: dict(steps=7, hooks=[tf.train.LoggingTensorHook(
+            {"step_t": "global_step:0"}, every_n_iter=3, at_end=True)]), None),
+    "logging_formatter": (
+        dict(save_checkpoints_steps=5, log_step_count_steps=100),
+        lambda tf, d: dict(steps=4, hooks=[tf.train.LoggingTensorHook(
+            ["global_step"], every_n_iter=2,
+            formatter=lambda v: "custom: %d" % v["global_step"])]), None),
+    "stop_at_step_num_steps": (
+        dict(save_checkpoints_steps=3),
+        lambda tf, d: dict(steps=10, hooks=[tf.train.StopAtStepHook(num_steps=4)]), None),
+    "request_stop_at_3": (
+        dict(save_checkpoints_steps=2, save_summary_steps=2),
+        lambda tf, d: dict(steps=10, hooks=[_stop_hook(tf, 3)]), None),
+    "user_checkpoint_saver": (
+        dict(save_checkpoints_steps=3),
+        lambda tf, d: dict(steps=7, hooks=[tf.train.CheckpointSaverHook(d, save_steps=2)]),
+        None),
+    "user_summary_saver": (dict(save_summary_steps=100), lambda tf, d: dict(steps=6),
+                           _summary_hooks),
+    "spec_hooks": (dict(save_checkpoints_steps=4), lambda tf, d: dict(steps=10),
+                   _spec_hooks),
+    "numpy_input_one_epoch": (
+        dict(save_checkpoints_steps=2, save_summary_steps=1, log_step_count_steps=1),
+        lambda tf, d: dict(input_fn=_numpy_input(tf, 10, 4, 1)), None),
+    "numpy_input_two_epochs_steps": (
+        dict(save_checkpoints_steps=100, log_step_count_steps=2),
+        lambda tf, d: dict(input_fn=_numpy_input(tf, 10, 4, 2), steps=20), None),
+    "tensor_tuple_input": (
+        dict(save_checkpoints_steps=2, log_step_count_steps=2),
+        lambda tf, d: dict(input_fn=_tensor_input(tf), max_steps=3), None),
+}
+
+
+def hooks_scenario(tf, name, logger_name):
+    config_kwargs, make, spec_hooks = HOOKS[name]
+    with M.Run(logger_name) as run:
+        _USER_DIR[0] = run.model_dir + "/user"
+        config = tf.estimator.RunConfig(tf_random_seed=1, **config_kwargs)
+        est = tf.estimator.Estimator(_model_fn(tf, spec_hooks), model_dir=run.model_dir,
+                                     config=config)
+        recorder = M.recorder_hook(tf)
+        kwargs = make(tf, run.model_dir)
+        kwargs.setdefault("input_fn", M.input_fn_factory(tf))
+        user_hooks = list(kwargs.get("hooks", []))
+        kwargs["hooks"] = user_hooks + [recorder]
+        est.train(**kwargs)
+        lines = list(run.capture.lines)
+        out = {"hook": recorder.calls, "log": run.take_log(), "user_log": _user_log(lines),
+               "global_step": M.variable(est, "global_step"), "w": M.variable(est, "w")}
+        out.update({"stop_hook_seen": h.seen for h in user_hooks if hasattr(h, "seen")})
+        if spec_hooks is not None:
+            ev = est.evaluate(M.input_fn_factory(tf, finite=True), steps=3)
+            lines = list(run.capture.lines)
+            out["eval"] = {"result": M.eval_result(ev), "log": run.take_log(),
+                           "user_log": _user_log(lines)}
+        out.update(run.state(tf))
+    return out
+
+
+def all_scenarios():
+    return {f"hooks/{n}": (lambda tf, lg, n=n: hooks_scenario(tf, n, lg)) for n in HOOKS}
