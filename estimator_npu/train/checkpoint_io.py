@@ -457,16 +457,15 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
         paths.append(model_checkpoint_path)
 
     def rel(p):
-        # As TF: with a relative save_dir, a relative path (relative to the cwd, like
-        # save_dir itself) is stored relative to save_dir, so "rel_dir/model.ckpt-3"
-        # becomes "model.ckpt-3" and get_checkpoint_state can join it back.
+        # As TF: save_relative_paths makes an absolute path relative to save_dir; then,
+        # with a relative save_dir, a relative path (relative to the cwd, like save_dir
+        # itself) is stored relative to save_dir ("rel_dir/model.ckpt-3" becomes
+        # "model.ckpt-3", which get_checkpoint_state joins back); otherwise the path is
+        # stored as the saver was given it (MonitoredTrainingSession's: absolute)
+        if save_relative_paths and os.path.isabs(p):
+            p = os.path.relpath(p, save_dir)
         if not os.path.isabs(save_dir) and not os.path.isabs(p):
             p = os.path.relpath(p, save_dir)
-            return p if save_relative_paths else os.path.abspath(os.path.join(save_dir, p))
-        if save_relative_paths and os.path.isabs(p):
-            return os.path.relpath(p, save_dir)
-        if not save_relative_paths and not os.path.isabs(p):
-            return os.path.abspath(os.path.join(save_dir, p))
         return p
     st = CheckpointState(rel(model_checkpoint_path), [rel(p) for p in paths],
                          list(all_model_checkpoint_timestamps or []),

@@ -152,5 +152,93 @@ def hooks_scenario(tf, name, logger_name):
     return out
 
 
+# ---------------------------------------------------------------- MonitoredTrainingSession
+MTS = {
+    # name: ([MonitoredTrainingSession kwargs per run], last_step per run)
+    "steps3_sum2_log2": ([dict(save_checkpoint_steps=3, save_summaries_steps=2,
+                               log_step_count_steps=2)], [7]),
+    "defaults_resume": ([dict(), dict()], [4, 6]),
+    "no_checkpoints": ([dict(save_checkpoint_secs=None, save_checkpoint_steps=None,
+                             save_summaries_steps=3, log_step_count_steps=3)], [5]),
+}
+
+
+def _mts_graph(tf):
+    ds = tf.data.Dataset.from_tensor_slices(({"x": M.X}, M.Y)).repeat().batch(4)
+    features, labels = tf.data.make_one_shot_iterator(ds).get_next()
+    gs = tf.train.get_or_create_global_step()
+    w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+    tf.summary.scalar("loss", loss)
+    train_op = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=gs)
+    return loss, train_op
+
+
+def mts_scenario(tf, name, logger_name):
+    runs_kwargs, last_steps = MTS[name]
+    with M.Run(logger_name) as run:
+        runs = []
+        for kwargs, last in zip(runs_kwargs, last_steps):
+            with tf.Graph().as_default():
+                tf.set_random_seed(1)
+                loss, train_op = _mts_graph(tf)
+                recorder = M.recorder_hook(tf)
+                losses = []
+                with tf.train.MonitoredTrainingSession(
+                        checkpoint_dir=run.model_dir, hooks=[
+                            tf.train.StopAtStepHook(last_step=last), recorder],
+                        **kwargs) as sess:
+                    while not sess.should_stop():
+                        losses.append(float(f"{sess.run([train_op, loss])[1]:.5g}"))
+            runs.append({"hook": recorder.calls, "losses": losses, "log": run.take_log()})
+        out = run.state(tf)
+        out["runs"] = runs
+    return out
+
+
+# ---------------------------------------------------------------- odd corners
+def _tensor_predictions_model_fn(tf):
+    base = M.model_fn_factory(tf)
+
+    def model_fn(features, labels, mode, params):
+        spec = base(features, labels, mode, params)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return spec._replace(predictions=spec.predictions["pred"])
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            # a user's saver keeping one checkpoint overrides keep_checkpoint_max
+            return spec._replace(scaffold=tf.train.Scaffold(
+                saver=tf.train.Saver(max_to_keep=1)))
+        return spec
+    return model_fn
+
+
+def corners_scenario(tf, logger_name):
+    with M.Run(logger_name) as run:
+        config = tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=2,
+                                        keep_checkpoint_max=5)
+        est = tf.estimator.Estimator(_tensor_predictions_model_fn(tf),
+                                     model_dir=run.model_dir, config=config)
+        est.train(M.input_fn_factory(tf), steps=5)
+        out = {"train_log": run.take_log(), "after_train": M.tree(run.model_dir),
+               "checkpoint": M.checkpoint_state(run.model_dir)}
+        ev = est.evaluate(M.input_fn_factory(tf, finite=True, rows=10), steps=5)
+        out["eval_short_input"] = {"result": M.eval_result(ev), "log": run.take_log()}
+        preds = list(est.predict(M.input_fn_factory(tf, finite=True, rows=6)))
+        out["tensor_predictions"] = {"count": len(preds), "first": M.prediction(preds[0])}
+        batches = list(est.predict(M.input_fn_factory(tf, finite=True, rows=6),
+                                   yield_single_examples=False))
+        out["tensor_batches"] = [M.prediction(b)["shape"] for b in batches]
+        try:
+            list(est.predict(M.input_fn_factory(tf, finite=True), predict_keys=["pred"]))
+            out["keys_on_tensor"] = "no error"
+        except ValueError:
+            out["keys_on_tensor"] = "ValueError"
+        run.take_log()
+    return out
+
+
 def all_scenarios():
-    return {f"hooks/{n}": (lambda tf, lg, n=n: hooks_scenario(tf, n, lg)) for n in HOOKS}
+    out = {f"hooks/{n}": (lambda tf, lg, n=n: hooks_scenario(tf, n, lg)) for n in HOOKS}
+    out.update({f"mts/{n}": (lambda tf, lg, n=n: mts_scenario(tf, n, lg)) for n in MTS})
+    out["corners"] = corners_scenario
+    return out
