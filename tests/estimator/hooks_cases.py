@@ -237,8 +237,27 @@ def corners_scenario(tf, logger_name):
     return out
 
 
+def tae_already_trained_scenario(tf, logger_name):
+    """train_and_evaluate when max_steps is already reached: what it returns and logs."""
+    with M.Run(logger_name) as run:
+        config = tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=2)
+        est = tf.estimator.Estimator(M.model_fn_factory(tf), model_dir=run.model_dir,
+                                     config=config)
+        est.train(M.input_fn_factory(tf), max_steps=4)
+        run.take_log()
+        result = tf.estimator.train_and_evaluate(
+            est, tf.estimator.TrainSpec(M.input_fn_factory(tf), max_steps=4),
+            tf.estimator.EvalSpec(M.input_fn_factory(tf, finite=True), steps=2,
+                                  throttle_secs=0))
+        metrics, exports = result
+        return {"metrics": None if metrics is None else M.eval_result(metrics),
+                "exports": exports if exports is None else len(exports),
+                "log": run.take_log(), "files": M.tree(run.model_dir)}
+
+
 def all_scenarios():
     out = {f"hooks/{n}": (lambda tf, lg, n=n: hooks_scenario(tf, n, lg)) for n in HOOKS}
     out.update({f"mts/{n}": (lambda tf, lg, n=n: mts_scenario(tf, n, lg)) for n in MTS})
     out["corners"] = corners_scenario
+    out["tae/already_trained"] = tae_already_trained_scenario
     return out
