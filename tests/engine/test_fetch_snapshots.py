@@ -84,3 +84,16 @@ def test_reads_independent_of_get_next_run_before_the_update():
                 _, got = sess.run([train_op, w_sum])
                 assert got == np.float32(before.sum())
                 assert sess.run(w_sum) != got
+
+
+def test_math_on_the_global_step_sees_its_value_before_the_update():
+    """TF: a fetched global step is its value at the end of the run (ref aliasing), but
+    an op computing from it runs early, on the value before the increment (a loss term
+    `where(gs >= 3, ...)` first changes in the run that starts at step 3)."""
+    with tf.Graph().as_default():
+        w, loss, gs, train_op = _model()
+        late = tf.cast(gs >= 2, tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = [sess.run([train_op, gs, late])[1:] for _ in range(4)]
+    assert [(int(s), float(v)) for s, v in got] == [(1, 0.0), (2, 0.0), (3, 1.0), (4, 1.0)]

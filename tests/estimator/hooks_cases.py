@@ -255,9 +255,38 @@ def tae_already_trained_scenario(tf, logger_name):
                 "log": run.take_log(), "files": M.tree(run.model_dir)}
 
 
+def nan_loss_scenario(tf, logger_name):
+    """A loss that becomes NaN: NanTensorHook's error, what is left in model_dir."""
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        pred = tf.matmul(features["x"], w)
+        gs = tf.train.get_global_step()
+        # finite for steps 0..2, NaN from step 3 on
+        bad = tf.cast(gs >= 3, tf.float32) * np.float32(np.nan)
+        loss = tf.reduce_mean(tf.square(pred - labels)) + tf.where(gs >= 3, bad, 0.0)
+        train_op = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=gs)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    with M.Run(logger_name) as run:
+        config = tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=2,
+                                        log_step_count_steps=1, save_summary_steps=1)
+        est = tf.estimator.Estimator(model_fn, model_dir=run.model_dir, config=config)
+        hook = M.recorder_hook(tf)
+        try:
+            est.train(M.input_fn_factory(tf), steps=10, hooks=[hook])
+            error = None
+        except Exception as e:  # noqa: BLE001 - the class name is the result
+            error = type(e).__name__
+        lines = [line for line in run.capture.lines if "diverged" in line]
+        out = {"error": error, "hook": hook.calls, "log": run.take_log(),
+               "diverged": lines}
+        out.update(run.state(tf))
+    return out
+
+
 def all_scenarios():
     out = {f"hooks/{n}": (lambda tf, lg, n=n: hooks_scenario(tf, n, lg)) for n in HOOKS}
     out.update({f"mts/{n}": (lambda tf, lg, n=n: mts_scenario(tf, n, lg)) for n in MTS})
     out["corners"] = corners_scenario
     out["tae/already_trained"] = tae_already_trained_scenario
+    out["hooks/nan_loss"] = nan_loss_scenario
     return out

@@ -97,6 +97,10 @@ def tree(model_dir):
         parts = [] if rel == "." else rel.split(os.sep)
         parts = ["<ts>" if _TS.match(p) else p for p in parts]
         for f in files:
+            if f.endswith(".input_state"):
+                # estimator_npu's input position next to a checkpoint (exact resume,
+                # beyond TF; removed when training ends normally): not in TF's listing
+                continue
             f = re.sub(r"^events\.out\.tfevents\..*", "events.out.tfevents.*", f)
             out.append("/".join(parts + [f]))
         if not files and not dirs:

@@ -34,7 +34,8 @@ def differences(got, want, path="", out=None):
     if isinstance(want, float) or isinstance(got, float):
         if not (isinstance(got, (int, float)) and isinstance(want, (int, float))
                 and not isinstance(got, bool)
-                and math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-5)):
+                and (math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-5)
+                     or (math.isnan(got) and math.isnan(want)))):
             out.append(f"{path}: {got!r} != {want!r}")
     elif isinstance(want, dict) and isinstance(got, dict):
         for key in sorted(set(want) | set(got)):
@@ -57,6 +58,12 @@ def differences(got, want, path="", out=None):
 def test_scenario_matches_tf(name):
     want = GOLDEN["scenarios"][name]
     got = SCENARIOS[name](tf, "estimator_npu")
+    if got.get("error"):
+        # Known difference, kept on purpose (STYLE rule 5): after an error TF skips the
+        # hooks' end(); ours still calls it (cleanup is guaranteed). Everything else of
+        # the failed run (steps, files, log, events) is compared.
+        assert got["hook"][-1][0] == "end"
+        got["hook"] = got["hook"][:-1]
     diff = differences(json.loads(json.dumps(got)), want)
     assert not diff, "\n".join(diff[:40])
 
