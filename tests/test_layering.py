@@ -238,7 +238,9 @@ def test_core_line_budget(layer):
     # Session.run's fast paths (fed arrays of the last accepted shape, plain feed keys).
     # +2 -> 13347, issue 12 (tfmodels): tf.strided_slice with scalar int tensors inside
     # begin/end lists (TF's PTB reader).
-    budget = {"engine": 13347, "device": 1200, "hooks": 2500}[layer]
+    # +15 -> 13335, estdiff: PartitionedVariable.assign (TF's split of a full value over
+    # the parts; premade estimators now really partition their variables).
+    budget = {"engine": 13370, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

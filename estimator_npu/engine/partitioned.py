@@ -141,8 +141,24 @@ class PartitionedVariable:
         return self.as_tensor()
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        raise NotImplementedError("estimator_npu does not implement "
-                                  "tf.PartitionedVariable.assign (yet): assign the parts")
+        """Assigns the full value (or a list of one per part) part by part, as TF: the
+        list of the parts' assign results (their ops when ``read_value`` is false)."""
+        from estimator_npu.engine.ops import array_ops, core
+        parts, axis = self._variable_list, self._partition_axis()
+        if isinstance(value, (list, tuple, PartitionedVariable)):
+            values = list(value)
+        else:
+            value = core.convert_to_tensor(value, dtype=self._dtype)
+            if not value.shape.is_compatible_with(self._shape):
+                raise ValueError(f"PartitionedVariable {self._name}.assign: value of shape "
+                                 f"{value.shape} for a variable of shape {self._shape}")
+            values = array_ops.split(value, [int(p.shape[axis]) for p in parts], axis) \
+                if len(parts) > 1 else [value]
+        if len(values) != len(parts):
+            raise ValueError(f"PartitionedVariable {self._name}.assign: {len(values)} values "
+                             f"for {len(parts)} parts")
+        out = [p.assign(v, use_locking=use_locking, name=name) for p, v in zip(parts, values)]
+        return out if read_value else [getattr(t, "op", t) for t in out]
 
 
 def part_layout(name, shape, partitions):

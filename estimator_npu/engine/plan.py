@@ -366,7 +366,8 @@ def _snapshot_reads(order, targets, fed, initialized, reorder):
 
     The global step is the exception, as observed in TF (ref and resource variables
     alike): a fetched global step is its value at the end of the run, so its reads are
-    neither moved nor copied, and ``compile_plan`` reads it again when returning.
+    not copied, and ``compile_plan`` reads it again when returning; ops computing from
+    it move early with the other reads and see the value before the increment, as TF's.
 
     Returns:
         ``(order, snap, step_reads)``: the order, the fetched tensors to copy when
@@ -380,7 +381,7 @@ def _snapshot_reads(order, targets, fed, initialized, reorder):
             break
     tainted = set()
     for op in order:
-        if (registry.get(op.type).stateful or op in initialized or op in step_reads
+        if (registry.get(op.type).stateful or op in initialized
                 or any(t not in fed and t.op in tainted for t in op.inputs)
                 or any(c in tainted for c in op.control_inputs)):
             tainted.add(op)
@@ -417,8 +418,9 @@ def compile_plan(ctx, targets, feeds):
         ns[key] = obj
         return key
 
-    first = any(registry.get(op.type).runs_first or registry.get(op.type).input_source
-                for op in order)
+    # get_next stays before every update either way (it is stateful); only the device
+    # loop must run before the independent reads
+    first = any(registry.get(op.type).runs_first for op in order)
     order, snap, step_reads = _snapshot_reads(order, targets, fed, initialized,
                                               reorder=not first)
     overrides = plan_rewrites.kernel_overrides(order, targets, feeds, ctx)

@@ -297,7 +297,7 @@ class Estimator:
             graph.add_to_collection(GraphKeys.SAVERS, Saver(
                 max_to_keep=self._config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
-                allow_empty=True,
+                allow_empty=True, save_relative_paths=True,   # as TF's Estimator
                 save_iterator_state=getattr(self._config, "exact_input_resume", True)))
         return self._warm_started(scaffold)
 

@@ -16,6 +16,7 @@ from estimator_npu.estimator import metrics
 from estimator_npu.estimator.model_fn import LOSS_METRIC_KEY
 from estimator_npu.hooks import summary_io
 from estimator_npu.hooks.basic_hooks import FinalOpsHook
+from estimator_npu.hooks.evaluation_loop import log_eval_progress
 from estimator_npu.hooks.monitored_session import MonitoredSession
 from estimator_npu.hooks.progress import ProgressHook
 from estimator_npu.hooks.scaffold import ChiefSessionCreator
@@ -26,7 +27,8 @@ GLOBAL_STEP_KEY = "global_step"
 
 
 class StopAfterNEvalsHook(SessionRunHook):
-    """Requests a stop after ``num_evals`` evaluation batches."""
+    """Requests a stop after ``num_evals`` evaluation batches, logging TF's
+    ``Evaluation [i/n]`` lines."""
 
     priority = PRIORITY_EDITOR
 
@@ -35,7 +37,9 @@ class StopAfterNEvalsHook(SessionRunHook):
         self._evals = 0
 
     def after_run(self, run_context, run_values):
+        before = self._evals
         self._evals += run_values.steps_run
+        log_eval_progress(self._evals, self._num_evals, before)
         if self._evals >= self._num_evals:
             run_context.request_stop()
 
@@ -66,7 +70,8 @@ def run_evaluation(spec, update_op, values, hooks, checkpoint_path, config, step
     checkpoint of that directory when the restore of ``checkpoint_path`` finds damage)."""
     final = FinalOpsHook(values)
     all_hooks = list(hooks) + [ProgressHook(steps, desc="Evaluation", use_global_step=False,
-                                            log_every_n=None if steps else 100)]
+                                            log_every_n=None if steps else 100,
+                                            log_lines=steps is None)]
     if steps is not None:
         all_hooks.append(StopAfterNEvalsHook(steps))
     all_hooks += list(spec.evaluation_hooks) + [final]

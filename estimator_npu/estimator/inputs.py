@@ -103,11 +103,26 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
                          f"lengths {sorted(lengths)}")
 
     def input_fn():
+        _queue_summary(shuffle, queue_capacity)
         ds = data.Dataset.from_tensor_slices(x if y is None else (x, y))
         if shuffle:
             ds = ds.shuffle(queue_capacity)
         return ds.repeat(num_epochs).batch(batch_size)
     return input_fn
+
+
+def _queue_summary(shuffle, capacity):
+    """The summary TF's queue-fed ``numpy_input_fn`` adds (the fill level of its queue:
+    ``enqueue_input/queue/enqueue_input/fifo_queuefraction_over_0_of_1000_full``), so
+    the event files carry the same tags. Here the input is a Dataset with nothing
+    queued ahead of the step, so the level it reports is 0."""
+    from estimator_npu.engine.graph import get_default_graph
+    from estimator_npu.train import summary_ops
+    low = int(capacity / 4) if shuffle else 0
+    queue = "random_shuffle_queue" if shuffle else "fifo_queue"
+    with get_default_graph().name_scope("enqueue_input/"):
+        summary_ops.scalar(f"queue/enqueue_input/{queue}fraction_over_{low}_of_"
+                           f"{capacity - low}_full", np.float32(0.0))
 
 
 def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000,

@@ -109,7 +109,7 @@ class _EvaluateAfterSave(CheckpointSaverListener):
         self._max_steps = max_steps
         self._last_checkpoint = None
         self.metrics = None
-        self.export_results = []
+        self.export_results = None      # as TF: None until an evaluation exported
 
     def begin(self):
         self._timer = SecondOrStepTimer(every_secs=self._spec.throttle_secs or None,
@@ -153,8 +153,9 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     """Trains ``estimator`` and evaluates it after its checkpoints (module docstring).
 
     Returns:
-        ``(metrics, export_results)``: the dict of the last evaluation (``None`` if there
-        was none) and one entry per exporter.
+        ``(metrics, export_results)``: the dict of the last evaluation and one entry per
+        exporter (both ``None`` if there was no evaluation, as when ``max_steps`` was
+        already reached).
 
     Raises:
         TypeError: ``estimator`` not an ``Estimator``, or the specs of the wrong type.

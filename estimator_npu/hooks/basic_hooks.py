@@ -136,7 +136,7 @@ class LoggingTensorHook(SessionRunHook):
     def begin(self):
         graph = get_default_graph()
         self._timer.reset()
-        self._current = {tag: graph.as_graph_element(t) for tag, t in self._tensors.items()}
+        self._current = {tag: tensor_element(graph, t) for tag, t in self._tensors.items()}
         self._args = SessionRunArgs(self._current)
         self._iter_count = 0
 
@@ -168,6 +168,26 @@ class LoggingTensorHook(SessionRunHook):
     def end(self, session):
         if self._log_at_end and session is not None and self._error is None:
             self._log(session.run(self._current))
+
+
+def tensor_element(graph, obj):
+    """``obj`` as the graph element a hook fetches, as TF's hooks resolve it: a name
+    without ``:`` means the op's only output (``"global_step"`` is ``global_step:0``).
+
+    Raises:
+        ValueError: the named op has more than one output.
+    """
+    if not isinstance(obj, str):
+        return graph.as_graph_element(obj)
+    if ":" in obj:
+        return graph.as_graph_element(obj)
+    element = graph.as_graph_element(obj + ":0")
+    try:
+        graph.as_graph_element(obj + ":1")
+    except (KeyError, ValueError):
+        return element
+    raise ValueError(f"Name {obj} is ambiguous, as this `Operation` has multiple outputs "
+                     "(at least 2).")
 
 
 class StopAtStepHook(SessionRunHook):

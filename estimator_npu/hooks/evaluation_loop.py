@@ -36,6 +36,19 @@ def get_or_create_eval_step():
                         collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.EVAL_STEP])
 
 
+def log_eval_progress(done, num_evals, before=None):
+    """TF's progress lines ``Evaluation [3/20]``: every batch below 20 batches, else every
+    ``num_evals // 10`` and at the last one (``Evaluation [3]`` when there is no count).
+    ``before``: the count before this run (a device loop runs several batches a call)."""
+    if num_evals is None:
+        logging.info("Evaluation [%d]", done)
+        return
+    every = 1 if num_evals < 20 else num_evals // 10
+    before = done - 1 if before is None else before
+    if done // every > before // every or done == num_evals:
+        logging.info("Evaluation [%d/%d]", done, num_evals)
+
+
 class StopAfterNEvalsHook(SessionRunHook):
     """Requests a stop once ``num_evals`` runs of the eval ops have completed."""
 
@@ -53,7 +66,7 @@ class StopAfterNEvalsHook(SessionRunHook):
     def after_run(self, run_context, run_values):
         done = run_values.results["evals_completed"]
         if self._log_progress:
-            logging.info("Evaluation [%d/%s]", done, self._num_evals)
+            log_eval_progress(int(done), self._num_evals)
         if self._num_evals is not None and done >= self._num_evals:
             run_context.request_stop()
 

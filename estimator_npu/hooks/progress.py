@@ -33,10 +33,12 @@ class ProgressHook(SessionRunHook):
         unit: what one step is called on the bar.
         use_global_step: count global steps (training); otherwise count the steps run.
         log_every_n: without a known total, log every this many steps (``None``: never).
+        log_lines: log the DEBUG lines when there is no bar (off where TF itself logs
+            the progress, as evaluation's ``Evaluation [i/n]``).
     """
 
     def __init__(self, total=None, desc="Training", unit="step", use_global_step=True,
-                 log_every_n=None):
+                 log_every_n=None, log_lines=True):
         if total is not None:
             total = validation.check_non_negative_int("total", total)
         if log_every_n is not None:
@@ -46,6 +48,7 @@ class ProgressHook(SessionRunHook):
         self.unit = unit
         self.use_global_step = use_global_step
         self.log_every_n = log_every_n
+        self.log_lines = log_lines
         self.bar = None
         self.done = 0
 
@@ -73,7 +76,8 @@ class ProgressHook(SessionRunHook):
             self.done += run_values.steps_run
         if self.bar is not None:
             self.bar.update(self.done - before)
-        elif self._every is not None and before // self._every != self.done // self._every:
+        elif self.log_lines and self._every is not None and \
+                before // self._every != self.done // self._every:
             self._log()
 
     def _log(self):

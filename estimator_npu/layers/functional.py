@@ -22,7 +22,7 @@ from estimator_npu.engine import init_ops
 from estimator_npu.engine.graph import GraphKeys, Tensor, get_default_graph
 from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops, state_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, identity, stop_gradient
-from estimator_npu.engine.variable_scope import get_variable, variable_scope
+from estimator_npu.engine.variable_scope import get_variable, get_variable_scope, variable_scope
 
 
 # ------------------------------------------------------------------ helpers
@@ -316,10 +316,16 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                     gamma_regularizer) if scale else None
         beta = var("beta", beta_initializer, init_ops.zeros_initializer, trainable,
                    beta_regularizer) if center else None
-        moving_mean = var("moving_mean", moving_mean_initializer, init_ops.zeros_initializer,
-                          False)
-        moving_var = var("moving_variance", moving_variance_initializer,
-                         init_ops.ones_initializer, False)
+        # as TF: the moving statistics are never partitioned (updated as whole variables)
+        scope = get_variable_scope()
+        partitioner, scope.partitioner = scope.partitioner, None
+        try:
+            moving_mean = var("moving_mean", moving_mean_initializer,
+                              init_ops.zeros_initializer, False)
+            moving_var = var("moving_variance", moving_variance_initializer,
+                             init_ops.ones_initializer, False)
+        finally:
+            scope.partitioner = partitioner
         bshape = [x.shape.values[i] if i in axes else 1 for i in range(nd)]
 
         def bcast(t):

@@ -260,10 +260,21 @@ class CheckpointReader:
         if name not in self._index.entries:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
                                        f"{self.prefix}{nearest_keys_hint(name, self.keys())}")
+        self.check_covered(name)
         value = self._index.read(name)
         # a 0-d tensor comes back as a numpy scalar (np.int64, np.float32, bytes), as TF's
         # reader returns it: Estimator.get_variable_value("global_step") is an integer
         return value[()] if getattr(value, "ndim", 1) == 0 else value
+
+    def check_covered(self, name, index=None):
+        """Raises ``ValueError`` (as TF's reader) when the slices tensor ``name`` is saved
+        as leave part of it (or of its ``index`` region) unstored."""
+        uncovered = getattr(self._index, "uncovered", None)
+        mask = uncovered(name) if uncovered else None
+        if mask is not None and (index is None or mask[index].any()):
+            raise ValueError(f"Does not have sufficient slices for partitioned tensor {name} "
+                             f"in checkpoint {self.prefix}: its slices cover "
+                             f"{mask.size - int(mask.sum())} of its {mask.size} elements")
 
     def read_all(self):
         """Every tensor (fresh arrays), after checking all checksums."""
@@ -446,16 +457,15 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
         paths.append(model_checkpoint_path)
 
     def rel(p):
-        # As TF: with a relative save_dir, a relative path (relative to the cwd, like
-        # save_dir itself) is stored relative to save_dir, so "rel_dir/model.ckpt-3"
-        # becomes "model.ckpt-3" and get_checkpoint_state can join it back.
+        # As TF: save_relative_paths makes an absolute path relative to save_dir; then,
+        # with a relative save_dir, a relative path (relative to the cwd, like save_dir
+        # itself) is stored relative to save_dir ("rel_dir/model.ckpt-3" becomes
+        # "model.ckpt-3", which get_checkpoint_state joins back); otherwise the path is
+        # stored as the saver was given it (MonitoredTrainingSession's: absolute)
+        if save_relative_paths and os.path.isabs(p):
+            p = os.path.relpath(p, save_dir)
         if not os.path.isabs(save_dir) and not os.path.isabs(p):
             p = os.path.relpath(p, save_dir)
-            return p if save_relative_paths else os.path.abspath(os.path.join(save_dir, p))
-        if save_relative_paths and os.path.isabs(p):
-            return os.path.relpath(p, save_dir)
-        if not save_relative_paths and not os.path.isabs(p):
-            return os.path.abspath(os.path.join(save_dir, p))
         return p
     st = CheckpointState(rel(model_checkpoint_path), [rel(p) for p in paths],
                          list(all_model_checkpoint_timestamps or []),

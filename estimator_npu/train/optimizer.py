@@ -52,6 +52,7 @@ from estimator_npu.engine.ops import array_ops
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, group, make_op
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.engine.ops.state_ops import variable_op as _var_op
+from estimator_npu.engine.variable_scope import get_variable_scope
 from estimator_npu.train import sparse_apply
 from estimator_npu.utils import validation
 
@@ -217,11 +218,12 @@ class Optimizer:
                  for k, v in self._hyper().items()}
         outer = graph.get_name_scope()
         with graph.control_dependencies(None), graph.name_scope(None):
-            self._create_slots(var_list)
             # as TF1's init_scope: non-slot variables (beta1_power ...) keep the caller's
-            # name scope (DNNClassifier's Adam: dnn/head/beta1_power)
+            # name scope (DNNClassifier's Adam: dnn/head/beta1_power); TF makes them
+            # before the slots
             with graph.name_scope(outer + "/" if outer else None):
                 scalar_vars = self._create_non_slots(var_list, hyper)
+            self._create_slots(var_list)
         static, dyn_names, dyn_tensors = {}, [], []
         for k, v in hyper.items():
             if isinstance(v, (Tensor, Variable)):
@@ -317,14 +319,19 @@ class Optimizer:
 
     # ------------------------------------------------------------------ slots
     def _create_slots(self, var_list):
+        # TF names a slot <variable scope>/<var>/<slot> (a default-named variable scope
+        # inside the caller's): minimize() under variable_scope("foo") makes
+        # foo/foo/w/Adam, and checkpoints hold that name
+        scope = get_variable_scope().name
         for slot_name, fill in self.rule.slots:
             table = self._slots.setdefault(slot_name, {})
             for v in var_list:
                 if v.op not in table:
-                    table[v.op] = self._make_slot(v, fill, self._slot_var_name(slot_name))
+                    table[v.op] = self._make_slot(v, fill, self._slot_var_name(slot_name),
+                                                  scope)
 
     @staticmethod
-    def _make_slot(var, fill, var_name):
+    def _make_slot(var, fill, var_name, scope=""):
         graph = var.graph
         shape = var.shape
         dt = var.dtype
@@ -333,10 +340,13 @@ class Optimizer:
             if shape.is_fully_defined():
                 return array_ops.fill(shape.as_list(), constant(fill, dtype=dt))
             return array_ops.zeros_like(var.initial_value) + constant(fill, dtype=dt)
-        with graph.name_scope(var.op.name + "/"):
+        with graph.name_scope((scope + "/" if scope else "") + var.op.name + "/"):
             slot = Variable(initial, trainable=False, name=var_name, dtype=dt,
                             validate_shape=shape.is_fully_defined())
-        # a part's slot is saved as its slice of the full slot (emb/Adagrad), as in TF
+        # a part's slot is saved as its slice of the full slot (emb/Adagrad), as in TF;
+        # TF cuts the slot's name after len(<part name>/) characters even when the scope
+        # prefix makes that cut land inside the part name (dnn/dnn/w/part_0/Adagrad is
+        # saved as a slice of dnn/w/t_0/Adagrad, as DNNClassifier's checkpoints show)
         slot._save_slice_info = partitioned.slot_slice_info(
             var, slot, slot.op.name[len(var.op.name) + 1:])
         return slot

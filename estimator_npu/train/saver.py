@@ -150,7 +150,8 @@ class Saver:
             (and the state file then names only the latest).
         keep_checkpoint_every_n_hours: additionally keep one checkpoint per this many
             hours among those ``max_to_keep`` would delete.
-        save_relative_paths: write paths relative to the save directory in the state file.
+        save_relative_paths: write paths relative to the save directory in the state file
+            (TF's default: no, the paths as given; the Estimator's saver: yes).
         allow_empty: allow a saver with no variables (``save`` then returns ``None``).
         save_iterator_state: also save the state of the session's started iterators next
             to each checkpoint (``<dir>/.<name>.input_state``), so that training resumed
@@ -161,7 +162,7 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None,
                  restore_sequentially=False, saver_def=None, builder=None,
                  defer_build=False, allow_empty=False, write_version=2,
-                 pad_step_number=False, save_relative_paths=True, filename=None, *,
+                 pad_step_number=False, save_relative_paths=False, filename=None, *,
                  save_iterator_state=True):
         if max_to_keep is not None:
             validation.check_non_negative_int("max_to_keep", max_to_keep)
@@ -461,6 +462,9 @@ class Saver:
         # checkpoint leaves every variable as it was. A partitioned variable is read
         # whole (whatever partitioning it was saved with) and each part takes its slice.
         try:
+            for name, parts in self._sliced.items():
+                for p in parts:
+                    reader.check_covered(name, p._save_slice_info.index())
             values = reader.read_many(list(stores) + list(self._sliced))
         finally:
             reader.close()

@@ -323,6 +323,17 @@ class BundleReader:
         self._entry[label] = piece
         return tuple(slice(b[0], b[2]) for b in bounds), label
 
+    def uncovered(self, name):
+        """For a tensor saved as slices that do not cover it (TF's partitioned linear
+        models save each part's slot as a slice of its own full tensor), the boolean mask
+        of the elements no slice holds; ``None`` when every element is stored."""
+        if name not in self.sliced:
+            return None
+        mask = np.ones(self.shape(name), bool)
+        for idx, _ in self.sliced[name]:
+            mask[idx] = False
+        return mask if mask.any() else None
+
     def shape(self, name):
         return [int(d.size) for d in self._entry[name].shape.dim]
 

@@ -77,5 +77,9 @@ def test_log_lines_without_a_terminal(tmp_path, monkeypatch, bars, caplog):
                 if r.levelno >= logging.INFO and r.getMessage().startswith("Training [")]
     assert [m for m in msgs if m.startswith("Training [")] == [
         f"Training [{n}/20]" for n in range(2, 21, 2)]
+    # evaluation's progress lines are TF's own (INFO, from the steps hook), once each
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.INFO
+            and r.getMessage().startswith("Evaluation [")] == [
+        f"Evaluation [{n}/10]" for n in range(1, 11)]
     assert [m for m in msgs if m.startswith("Evaluation [")] == [
         f"Evaluation [{n}/10]" for n in range(1, 11)]

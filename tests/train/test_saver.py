@@ -72,9 +72,30 @@ def test_save_restore_and_readers(graph, tmp_path):
         assert sess.run(b).dtype == np.float32
 
 
+def test_state_file_paths_are_as_given_by_default(graph, tmp_path, monkeypatch):
+    """TF's Saver default (save_relative_paths=False): the state file holds the paths
+    as given (absolute here); a relative save directory still gets paths relative to it
+    (TF 2.15: 'model.ckpt-3' for 'rel/model.ckpt')."""
+    _model(np.random.default_rng(1))
+    saver = tf.train.Saver(max_to_keep=2)
+    prefix = str(tmp_path / "model.ckpt")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in (10, 20, 30):
+            saver.save(sess, prefix, global_step=step)
+        tf.train.Saver().save(sess, "rel/model.ckpt", global_step=3)
+    assert _state_file(tmp_path).splitlines() == [
+        f'model_checkpoint_path: "{prefix}-30"', f'all_model_checkpoint_paths: "{prefix}-20"',
+        f'all_model_checkpoint_paths: "{prefix}-30"']
+    assert _state_file(tmp_path / "rel").splitlines() == [
+        'model_checkpoint_path: "model.ckpt-3"', 'all_model_checkpoint_paths: "model.ckpt-3"']
+
+
 def test_state_file_relative_paths_and_max_to_keep(graph, tmp_path):
     _, _, gs = _model(np.random.default_rng(1))
-    saver = tf.train.Saver(max_to_keep=2)
+    saver = tf.train.Saver(max_to_keep=2, save_relative_paths=True)
     prefix = str(tmp_path / "model.ckpt")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -93,7 +114,7 @@ def test_state_file_relative_paths_and_max_to_keep(graph, tmp_path):
     # a new saver adopting the old list keeps counting them
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        s2 = tf.train.Saver(max_to_keep=2)
+        s2 = tf.train.Saver(max_to_keep=2, save_relative_paths=True)
         s2.recover_last_checkpoints(st.all_model_checkpoint_paths)
         s2.save(sess, prefix, global_step=40)
     assert not tf.train.checkpoint_exists(prefix + "-20")
@@ -131,7 +152,7 @@ def test_interrupted_save_keeps_previous_checkpoint(graph, tmp_path, monkeypatch
              "checkpoint"]
     assert calls == order[:[i for i, n in enumerate(order) if n.endswith(crash_at)][0] + 1]
     assert not any(".tmp" in f for f in os.listdir(tmp_path))  # temp files cleaned up
-    assert 'model_checkpoint_path: "model.ckpt-1"' in _state_file(tmp_path)
+    assert f'model_checkpoint_path: "{prefix}-1"' in _state_file(tmp_path)
     assert tf.train.latest_checkpoint(str(tmp_path)) == first
     assert tf.train.checkpoint_exists(prefix + "-2") is (crash_at == "checkpoint")
     with tf.Session() as sess:

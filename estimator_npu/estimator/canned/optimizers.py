@@ -27,16 +27,3 @@ def get_optimizer(opt, learning_rate):
     if not isinstance(opt, optimizer_lib.Optimizer):
         raise ValueError(f"The given object is not an Optimizer instance. Given: {opt!r}")
     return opt
-
-
-def with_slot_prefix(opt, prefix):
-    """Names the slots ``<var>/<prefix><slot>`` (TF's canned estimators partition their
-    variables, so their slots read ``<var>/part_0/Ftrl`` or ``<var>/t_0/Adagrad``)."""
-    if not prefix:
-        return opt
-    base = type(opt)._make_slot
-
-    def make(var, fill, var_name):
-        return base(var, fill, prefix + var_name)
-    opt._make_slot = make
-    return opt
