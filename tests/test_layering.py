@@ -233,7 +233,9 @@ def test_core_line_budget(layer):
     # pad gradients (MirrorPadGrad).
     # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
     # (StridedSliceDynamic and its gradient).
-    budget = {"engine": 13320, "device": 1200, "hooks": 2500}[layer]
+    # +15 -> 13335, issue 12 (ghcorpus): integer random_uniform with tensor bounds
+    # (RandomUniformIntBounds, TF's RandomUniformInt values; Kyubyong/transformer).
+    budget = {"engine": 13335, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

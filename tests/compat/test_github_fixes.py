@@ -46,3 +46,70 @@ def test_expand_dims_axis_from_a_constant_tensor_and_bad_axes():
             tf.expand_dims(x, [0, 1])
         with pytest.raises(TypeError, match="axis must be a list of ints"):
             tf.expand_dims(x, 1.0)
+
+
+def test_integer_random_uniform_with_tensor_bounds_gives_tfs_values():
+    # Kyubyong/transformer: tf.random_uniform((), 0, tf.shape(y_hat)[0] - 1, tf.int32).
+    # The values are TF 2.15's for the same seeds (RandomUniformInt: word modulo range).
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.int32, [None])
+        a = tf.random_uniform((), 0, tf.shape(x)[0] - 1, tf.int32)
+        b = tf.random_uniform([6], tf.constant(-3, tf.int64), 10, tf.int64, seed=3)
+        assert a.shape.as_list() == [] and b.shape.as_list() == [6] and b.dtype == tf.int64
+        with tf.Session() as s:
+            runs = [s.run([a, b], {x: np.zeros(20)}) for _ in range(2)]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Need minval < maxval"):
+                s.run(a, {x: np.zeros(1)})
+    assert [int(r[0]) for r in runs] == [1, 2]
+    np.testing.assert_array_equal(runs[0][1], [6, 8, 4, 1, -1, 4])
+    np.testing.assert_array_equal(runs[1][1], [6, 4, -2, 0, -3, 3])
+
+
+def test_one_hot_of_a_large_depth_needs_only_the_outputs_memory():
+    # Kyubyong/transformer: one_hot(y, depth=32000); a depth x depth table was 7.6 GiB
+    import resource
+    g = tf.Graph()
+    with g.as_default():
+        y = tf.placeholder(tf.int32, [None, None])
+        oh = tf.one_hot(y, depth=32000, on_value=2.0, off_value=-1.0, axis=1)
+        with tf.Session() as s:
+            limit = resource.getrlimit(resource.RLIMIT_AS)
+            try:   # 1 GiB more than now is plenty for a (2, 32000, 3) float32 output
+                used = _address_space_bytes()
+                resource.setrlimit(resource.RLIMIT_AS, (used + 2 ** 30, limit[1]))
+                out = s.run(oh, {y: np.array([[0, 31999, -1], [5, 32000, 7]])})
+            finally:
+                resource.setrlimit(resource.RLIMIT_AS, limit)
+    assert out.shape == (2, 32000, 3) and out.dtype == np.float32
+    assert out[0, 0, 0] == 2.0 and out[0, 31999, 1] == 2.0 and out[1, 5, 0] == 2.0
+    assert out[0, :, 2].tolist() == [-1.0] * 32000 and out[1, :, 1].tolist() == [-1.0] * 32000
+    assert (out == 2.0).sum() == 4
+
+
+def _address_space_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * 4096
+
+
+def test_from_generator_hands_args_as_tf_does():
+    # Kyubyong/transformer: generator_fn(sents1, sents2, vocab_fpath) opens vocab_fpath and
+    # decodes each sentence, so strings arrive as bytes and 0-d values as numpy scalars
+    got = []
+
+    def gen(path, sents, n, weights):
+        got.extend([path, sents, n, weights])
+        yield 1
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_generator(gen, tf.int32, (),
+                                            args=("vocab.txt", ["ab", "c"], 3, [1.5, 2.0]))
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as s:
+            assert s.run(nxt) == 1
+    path, sents, n, weights = got
+    assert type(path) is bytes and path == b"vocab.txt"
+    assert sents.dtype == object and sents.tolist() == [b"ab", b"c"]
+    assert type(n) is np.int32 and n == 3
+    assert weights.dtype == np.float32 and weights.tolist() == [1.5, 2.0]
