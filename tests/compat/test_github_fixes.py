@@ -113,3 +113,41 @@ def test_from_generator_hands_args_as_tf_does():
     assert sents.dtype == object and sents.tolist() == [b"ab", b"c"]
     assert type(n) is np.int32 and n == 3
     assert weights.dtype == np.float32 and weights.tolist() == [1.5, 2.0]
+
+
+def test_dataset_functions_capture_outer_constants():
+    # kratzert/finetune_alexnet_with_tensorflow: IMAGENET_MEAN = tf.constant(...) at module
+    # level, subtracted inside the map function (TF captures it into the function)
+    g = tf.Graph()
+    with g.as_default():
+        mean = tf.constant([1.0, 2.0, 3.0])
+        scale = tf.constant(10.0)
+
+        def parse(x):
+            return (tf.cast(x, tf.float32) - mean) * scale + tf.reduce_sum(mean)
+
+        ds = tf.data.Dataset.from_tensor_slices(np.arange(6).reshape(2, 3)).map(parse)
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as s:
+            rows = [s.run(nxt) for _ in range(2)]
+        np.testing.assert_allclose(rows, (np.arange(6).reshape(2, 3) - [1, 2, 3]) * 10 + 6)
+        p = tf.placeholder(tf.float32, [])
+        with pytest.raises(ValueError, match="uses tensor Placeholder:0 \\(Placeholder\\) of "
+                                             "another graph; a dataset function may only use "
+                                             "its arguments, constants"):
+            tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) + p)
+
+
+def test_map_takes_tf12_contrib_data_arguments():
+    # tf.contrib.data.Dataset.map(f, num_threads=8, output_buffer_size=...) (TF 1.2-1.3)
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.contrib.data.Dataset.range(5).map(lambda x: x * 2, num_threads=3,
+                                                 output_buffer_size=4)
+        it = tf.contrib.data.Iterator.from_structure(ds.output_types, ds.output_shapes)
+        init, nxt = it.make_initializer(ds), it.get_next()
+        with tf.Session() as s:
+            s.run(init)
+            assert [s.run(nxt) for _ in range(5)] == [0, 2, 4, 6, 8]
+        with pytest.raises(ValueError, match="num_parallel_calls or num_threads"):
+            ds.map(lambda x: x, num_parallel_calls=2, num_threads=2)
