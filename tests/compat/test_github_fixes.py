@@ -151,3 +151,32 @@ def test_map_takes_tf12_contrib_data_arguments():
             assert [s.run(nxt) for _ in range(5)] == [0, 2, 4, 6, 8]
         with pytest.raises(ValueError, match="num_parallel_calls or num_threads"):
             ds.map(lambda x: x, num_parallel_calls=2, num_threads=2)
+
+
+def test_sparse_placeholder_takes_a_shape_tensor_and_sparse_times_dense():
+    # tkipf/gcn: sparse_placeholder(tf.float32, shape=tf.constant(shape, dtype=tf.int64)),
+    # sparse dropout's sparse_retain(x, mask) * (1. / keep_prob)
+    g = tf.Graph()
+    with g.as_default():
+        sp = tf.sparse_placeholder(tf.float32, shape=tf.constant([3, 4], dtype=tf.int64))
+        assert sp.shape.as_list() == [3, 4]
+        dyn = tf.sparse_placeholder(tf.float32, shape=tf.placeholder(tf.int64, [2]))
+        assert dyn.indices.shape.as_list() == [None, 2]
+        keep = tf.placeholder_with_default(0.5, shape=())
+        halved = sp * (1. / keep)
+        rows = tf.constant([[1.0], [2.0], [3.0]])
+        scaled = sp * rows                               # dense broadcast to [3, 4]
+        divided = sp / tf.constant([1.0, 2.0, 4.0, 8.0])
+        w = tf.Variable(tf.ones([4, 2]))
+        loss = tf.reduce_sum(tf.sparse_tensor_dense_matmul(scaled, w))
+        grad, = tf.gradients(loss, w)
+        value = tf.SparseTensorValue([[0, 1], [2, 3]], np.array([4.0, 8.0], np.float32), [3, 4])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            h, sc, dv, gv = s.run([halved, scaled, divided, grad], {sp: value})
+    assert isinstance(h, tf.SparseTensorValue)
+    np.testing.assert_array_equal(h.indices, [[0, 1], [2, 3]])
+    np.testing.assert_allclose(h.values, [8.0, 16.0])
+    np.testing.assert_allclose(sc.values, [4.0, 24.0])
+    np.testing.assert_allclose(dv.values, [2.0, 1.0])
+    np.testing.assert_allclose(gv, [[0, 0], [4, 4], [0, 0], [24, 24]])
