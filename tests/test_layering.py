@@ -236,9 +236,9 @@ def test_core_line_budget(layer):
     # +15 -> 13335, issue 12 (ghcorpus): integer random_uniform with tensor bounds
     # (RandomUniformIntBounds, TF's RandomUniformInt values; Kyubyong/transformer);
     # +5 -> 13340: Graph.capture_foreign, dataset functions capture outer constants as
-    # TF's function graphs do (kratzert/finetune_alexnet_with_tensorflow); +13 -> 13353:
+    # TF's function graphs do (kratzert/finetune_alexnet_with_tensorflow); +16 -> 13356:
     # SparseTensor * / dense (TF's sparse_dense_cwise_mul/div; tkipf/gcn's sparse dropout).
-    budget = {"engine": 13353, "device": 1200, "hooks": 2500}[layer]
+    budget = {"engine": 13356, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

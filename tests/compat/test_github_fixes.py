@@ -180,3 +180,26 @@ def test_sparse_placeholder_takes_a_shape_tensor_and_sparse_times_dense():
     np.testing.assert_allclose(sc.values, [4.0, 24.0])
     np.testing.assert_allclose(dv.values, [2.0, 1.0])
     np.testing.assert_allclose(gv, [[0, 0], [4, 4], [0, 0], [24, 24]])
+
+
+def test_contrib_layers_bias_add_makes_a_biases_variable():
+    # PetarV-/GAT: tf.contrib.layers.bias_add(vals) on [1, nodes, features]
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [1, None, 3])
+        y = tf.contrib.layers.bias_add(x, activation_fn=tf.nn.relu,
+                                       initializer=tf.constant_initializer([1.0, -5.0, 0.5]))
+        z = tf.contrib.slim.bias_add(tf.ones([2, 3, 4, 4]), data_format="NCHW", scope="nc")
+        names = [v.op.name for v in tf.global_variables()]
+        assert names == ["BiasAdd/biases", "nc/biases"]
+        assert tf.get_collection(tf.GraphKeys.MODEL_VARIABLES)[0].op.name == "BiasAdd/biases"
+        assert tf.global_variables()[1].shape.as_list() == [3]
+        grad, = tf.gradients(tf.reduce_sum(y), tf.global_variables()[0])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            out, gv, zv = s.run([y, grad, z], {x: np.array([[[1.0, 2.0, 3.0]] * 2], np.float32)})
+        with pytest.raises(ValueError, match="data_format has to be either NCHW or NHWC"):
+            tf.contrib.layers.bias_add(x, data_format="NCW")
+    np.testing.assert_allclose(out, [[[2.0, 0.0, 3.5]] * 2])
+    np.testing.assert_allclose(gv, [2.0, 0.0, 2.0])
+    assert zv.shape == (2, 3, 4, 4) and (zv == 1.0).all()
