@@ -168,6 +168,7 @@ _install_device_namespace()
 # tf.io, tf.contrib, the execution-mode switches and TF's version strings.
 from estimator_npu import app, compat, contrib, flags, gfile, io, keras, test  # noqa: F401,E402
 from estimator_npu import config  # noqa: F401,E402 - tf.config (devices: the host CPU)
+from estimator_npu import tpu  # noqa: F401,E402 - tf.tpu.CrossShardOptimizer
 from estimator_npu.compat.modes import (disable_control_flow_v2,  # noqa: F401,E402
                                         disable_eager_execution,
                                         disable_resource_variables,

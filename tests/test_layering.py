@@ -240,7 +240,12 @@ def test_core_line_budget(layer):
     # begin/end lists (TF's PTB reader).
     # +15 -> 13335, estdiff: PartitionedVariable.assign (TF's split of a full value over
     # the parts; premade estimators now really partition their variables).
-    budget = {"engine": 13370, "device": 1200, "hooks": 2500}[layer]
+    # +15 -> 13335, issue 12 (ghcorpus): integer random_uniform with tensor bounds
+    # (RandomUniformIntBounds, TF's RandomUniformInt values; Kyubyong/transformer);
+    # +5 -> 13340: Graph.capture_foreign, dataset functions capture outer constants as
+    # TF's function graphs do (kratzert/finetune_alexnet_with_tensorflow); +16 -> 13356:
+    # SparseTensor * / dense (TF's sparse_dense_cwise_mul/div; tkipf/gcn's sparse dropout).
+    budget = {"engine": 13411, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -6,7 +6,8 @@ from estimator_npu.layers.functional import layer_norm  # noqa: F401
 from estimator_npu.layers.slim_init import (l1_regularizer, l2_regularizer,  # noqa: F401
                                             sum_regularizer, variance_scaling_initializer,
                                             xavier_initializer, xavier_initializer_conv2d)
-from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, conv2d,  # noqa: F401
+from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, bias_add,  # noqa: F401
+                                              conv2d,
                                               conv2d_transpose, convolution2d,
                                               convolution2d_transpose, dropout, flatten,
                                               fully_connected, get_model_variables,

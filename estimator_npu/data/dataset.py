@@ -100,11 +100,19 @@ class Dataset:
         return readers.list_files(file_pattern, shuffle, seed)
 
     # ---------------------------------------------------------------- functions
-    def map(self, map_func, num_parallel_calls=None):
+    def map(self, map_func, num_parallel_calls=None, num_threads=None,
+            output_buffer_size=None):
         """Applies ``map_func`` (traced once on Tensors) to each element; with
-        ``num_parallel_calls`` elements are mapped on a thread pool, in order."""
-        return Dataset(functional.MapNode(self._node, map_func,
-                                          _parallel_arg(num_parallel_calls)))
+        ``num_parallel_calls`` elements are mapped on a thread pool, in order.
+
+        ``num_threads`` / ``output_buffer_size`` are TF 1.2-1.3 ``tf.contrib.data``'s
+        spellings of ``num_parallel_calls`` and of a ``prefetch`` after the map."""
+        if num_threads is not None and num_parallel_calls is not None:
+            raise ValueError("map: give num_parallel_calls or num_threads (its TF 1.2 "
+                             "name), not both")
+        out = Dataset(functional.MapNode(self._node, map_func, _parallel_arg(
+            num_parallel_calls if num_threads is None else num_threads)))
+        return out if output_buffer_size is None else out.prefetch(output_buffer_size)
 
     def filter(self, predicate):
         """Keeps the elements for which ``predicate`` (a scalar bool tensor) is true."""

@@ -8,8 +8,9 @@ when the map follows ``batch``) is then run through a compiled plan of that grap
     plan = Session(graph=g).compile(flat(out), placeholders)   # once per thread
     for element in input: yield plan.fn(*element)               # per element
 
-Any engine op may be used, ``py_func``/``numpy_function`` included. Tensors of another
-graph cannot be captured: pass values through the dataset instead.
+Any engine op may be used, ``py_func``/``numpy_function`` included. Constants of another
+graph are copied in when the function uses them; other tensors of another graph cannot be
+captured: pass values through the dataset instead.
 """
 import collections
 import concurrent.futures
@@ -47,6 +48,7 @@ class TracedFunction:
         self.what = what
         self.spec = spec
         self.graph = Graph()
+        self.graph.capture_foreign = _ConstantCapture(self.graph, what)
         with self.graph.as_default():
             self.inputs = [placeholder(t, s, name=f"args_{i}")
                            for i, (t, s) in enumerate(zip(spec.types, spec.shapes))]
@@ -85,6 +87,25 @@ class TracedFunction:
             return plan.fn(*flat)
         except Exception as exc:  # noqa: BLE001 - re-raised naming the failing op
             _plan.reraise_from_plan(plan, exc)
+
+
+class _ConstantCapture:
+    """Copies the constants of other graphs a dataset function uses into its own graph,
+    once each (``IMAGENET_MEAN = tf.constant(...)`` at module level, as TF captures it);
+    any other outer tensor stays an error."""
+
+    def __init__(self, graph, what):
+        self._graph, self._what, self._copies = graph, what, {}
+
+    def __call__(self, tensor):
+        if tensor.op.type != "Const":
+            raise ValueError(f"{self._what}: the function uses tensor {tensor.name} "
+                             f"({tensor.op.type}) of another graph; a dataset function may "
+                             f"only use its arguments, constants and the ops it creates")
+        if tensor not in self._copies:
+            with self._graph.as_default():
+                self._copies[tensor] = constant(tensor.op.attrs["value"], dtype=tensor.dtype)
+        return self._copies[tensor]
 
 
 def _tensor_components(result, what, graph):

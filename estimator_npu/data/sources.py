@@ -130,7 +130,8 @@ class GeneratorNode(Node):
         return [a for a in self._args if isinstance(a, Tensor)]
 
     def iterate(self, env):
-        args = [env.value(a) if isinstance(a, Tensor) else a for a in self._args]
+        args = [_generator_arg(env.value(a) if isinstance(a, Tensor) else a)
+                for a in self._args]
         spec = self.spec
         npts = [t.np for t in spec.types]
         for value in self._gen(*args):
@@ -153,6 +154,16 @@ class GeneratorNode(Node):
                         f"where an element of shape {shape} was expected.")
                 out.append(a)
             yield tuple(out)
+
+
+def _generator_arg(value):
+    """One ``args`` value as TF hands it to the generator: a numpy array, a numpy scalar
+    when 0-d, strings as ``bytes`` (``open(path)`` and ``.decode()`` work on them)."""
+    a = np.asarray(value)
+    if a.dtype.kind in "OUS":
+        a = np.array([v.encode() if isinstance(v, str) else v for v in a.ravel().tolist()],
+                     dtype=object).reshape(a.shape)
+    return a[()] if a.ndim == 0 else a
 
 
 def _flatten_like(structure, value):

@@ -194,6 +194,7 @@ class Operation:
 
 class Graph:
     """A TF1-style dataflow graph with name scopes, collections and control dependencies."""
+    capture_foreign = None   # tensor of another graph -> one of this graph (create_op)
 
     def __init__(self):
         self._ops = []
@@ -320,6 +321,9 @@ class Graph:
         from estimator_npu.engine import registry
         self._check_not_finalized()
         registry.get(op_type)  # raises for unregistered types
+        if self.capture_foreign is not None:   # a dataset function's graph: outer constants
+            inputs = [self.capture_foreign(t) if isinstance(t, Tensor) and t.graph is not self
+                      else t for t in inputs]
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Input to {op_type} must be a Tensor, got {type(t).__name__}")

@@ -75,6 +75,25 @@ class SparseTensor(collections.namedtuple("SparseTensor",
     def get_shape(self):
         return self.shape
 
+    def _cwise(self, other, fn):
+        """TF's sparse-dense cwise ops: ``other`` broadcast to the dense shape and read at
+        the indices; the result keeps the indices (tkipf/gcn's ``sp * (1. / keep_prob)``)."""
+        from estimator_npu.engine.ops import array_ops, scatter_ops
+        d = convert_to_tensor(other, dtype=self.values.dtype)
+        if d.shape.ndims != 0:   # index 0 on the dense side's size-1 (broadcast) axes
+            for _ in range((self.indices.shape.values[1] or 0) - (d.shape.ndims or 0)):
+                d = array_ops.expand_dims(d, 0)
+            keep = math_ops.minimum(array_ops.shape(d, out_type=dtypes.int64) - 1, 1)
+            d = scatter_ops.gather_nd(d, self.indices * keep)
+        return SparseTensor(self.indices, fn(self.values, d), self.dense_shape)
+
+    def __mul__(self, other):
+        return self._cwise(other, math_ops.multiply)
+
+    def __truediv__(self, other):
+        return self._cwise(other, math_ops.divide)
+    __div__ = __truediv__
+
 
 def as_fetch_structure(fetches):
     """``fetches`` with each ``SparseTensor`` replaced by a ``SparseTensorValue`` of its

@@ -11,6 +11,7 @@ from estimator_npu.estimator.run_config import RunConfig  # noqa: F401
 from estimator_npu.estimator.warm_starting import WarmStartSettings  # noqa: F401
 from estimator_npu.estimator import experimental  # noqa: F401,E402
 from estimator_npu.estimator import export  # noqa: F401,E402
+from estimator_npu.estimator import tpu  # noqa: F401,E402 - tf.estimator.tpu
 from estimator_npu.estimator.export import (BestExporter, Exporter,  # noqa: F401,E402
                                             FinalExporter, LatestExporter)
 from estimator_npu.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa
@@ -29,7 +30,7 @@ __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSett
            "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "ProfilerHook",
            "ProgressHook", "SecondOrStepTimer", "metrics", "TrainSpec", "EvalSpec",
            "train_and_evaluate", "experimental", "export", "Exporter", "LatestExporter",
-           "FinalExporter", "BestExporter"]
+           "FinalExporter", "BestExporter", "tpu"]
 from estimator_npu.estimator.canned import (BaselineClassifier, BaselineRegressor,  # noqa: E402
                                             DNNClassifier, DNNLinearCombinedClassifier,
                                             DNNLinearCombinedRegressor, DNNRegressor,

@@ -208,6 +208,6 @@ def logged_config(config):
         values["_" + name] = value
     base = {a.name for a in attr.fields(RunConfig)}
     for field in attr.fields(type(config)):
-        if field.name not in base:
+        if field.name not in base and not field.name.startswith("_"):
             values["_" + field.name] = getattr(config, field.name)
     return repr(values)

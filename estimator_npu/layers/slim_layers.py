@@ -184,6 +184,29 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
                        outputs_collections)
 
 
+@add_arg_scope
+def bias_add(inputs, activation_fn=None, initializer=init_ops.zeros_initializer(),
+             regularizer=None, reuse=None, variables_collections=None,
+             outputs_collections=None, trainable=True, data_format="NHWC", scope=None):
+    """``inputs + <scope>/biases`` over the channels (the last axis, axis 1 for
+    ``NCHW``); default scope ``BiasAdd``."""
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"bias_add: data_format has to be either NCHW or NHWC, got "
+                         f"{data_format!r}")
+    x = convert_to_tensor(inputs)
+    axis = 1 if data_format == "NCHW" else -1
+    if x.shape.ndims is None or x.shape.ndims < 2 or x.shape.values[axis] is None:
+        raise ValueError(f"bias_add: inputs must have rank >= 2 and a known channel "
+                         f"dimension ({data_format}), got shape {x.shape}")
+    with variable_scope(scope, default_name="BiasAdd", reuse=reuse) as sc:
+        b = model_variable("biases", [x.shape.values[axis]], dtype=x.dtype,
+                           initializer=initializer, regularizer=regularizer,
+                           trainable=trainable,
+                           collections=_var_collections(variables_collections, "biases"))
+        y = nn_ops.bias_add(x, b, data_format=data_format)
+        return _finish(y, sc, None, None, activation_fn, outputs_collections)
+
+
 def _pool(fn, default, inputs, kernel_size, stride, padding, data_format,
           outputs_collections, scope):
     x = convert_to_tensor(inputs)

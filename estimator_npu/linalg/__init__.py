@@ -15,6 +15,10 @@ from estimator_npu.linalg.linalg_ops import (cholesky, log_matrix_determinant,  
                                              matrix_set_diag, matrix_solve,
                                              matrix_transpose, matrix_triangular_solve, qr,
                                              self_adjoint_eig, self_adjoint_eigvals, svd)
+from estimator_npu.linalg.linear_operator import (LinearOperator,  # noqa: F401
+                                                  LinearOperatorDiag, LinearOperatorFullMatrix,
+                                                  LinearOperatorIdentity,
+                                                  LinearOperatorLowerTriangular)
 
 inv = matrix_inverse
 det = matrix_determinant

@@ -6,6 +6,7 @@ import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, math_ops, scatter_ops
+from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import convert_to_tensor, make_op, make_tensor
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
 from estimator_npu.engine.sparse_tensor import SparseTensor
@@ -423,6 +424,12 @@ def sparse_placeholder(dtype, shape=None, name=None):
     from estimator_npu.engine.ops.core import placeholder
     name = name or "Placeholder"
     rank = None
+    if isinstance(shape, Tensor):   # a shape tensor (tkipf/gcn: tf.constant(shp, tf.int64))
+        if shape.op.type != "Const":
+            rank = shape.shape.values[0] if shape.shape.ndims == 1 else None
+            return SparseTensor(placeholder(_I64, [None, rank], name=f"{name}/indices"),
+                                placeholder(dtype, [None], name=f"{name}/values"), shape)
+        shape = [int(d) for d in np.ravel(shape.op.attrs["value"])]
     if shape is not None:
         shape = [None if d is None or (isinstance(d, int) and d < 0) else d for d in shape]
         rank = len(shape)

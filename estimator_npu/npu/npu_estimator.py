@@ -8,31 +8,11 @@ its length must match ``host_fn``'s arguments unless ``host_fn`` takes ``*args``
 the graph is built (TRAIN and EVAL) and the ops it returns run with every training or
 evaluation step.
 """
-import inspect
-
 from estimator_npu.estimator import Estimator, NPURunConfig
 from estimator_npu.estimator.model_fn import EstimatorSpec, ModeKeys
-from estimator_npu.hooks import SessionRunArgs, SessionRunHook
-
-
-def _validate_host_call(name, host_call):
-    """The adapter's rules for ``host_call``."""
-    if not isinstance(host_call, (tuple, list)):
-        raise ValueError(f"{name} should be tuple or list")
-    if len(host_call) != 2:
-        raise ValueError(f"{name} should have two elements.")
-    if not callable(host_call[0]):
-        raise TypeError(f"{name}[0] should be callable.")
-    if not isinstance(host_call[1], (tuple, list, dict)):
-        raise ValueError(f"{name}[1] should be tuple or list, or dict.")
-    if isinstance(host_call[1], (tuple, list)):
-        params = inspect.signature(host_call[0]).parameters.values()
-        if not any(p.kind == p.VAR_POSITIONAL for p in params):
-            n_args = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-            if len(host_call[1]) != n_args:
-                raise RuntimeError(f"In NPUEstimatorSpec.{name}, length of tensors "
-                                   f"{len(host_call[1])} does not match method args of the "
-                                   f"function, which takes {n_args}.")
+from estimator_npu.estimator.tpu_estimator import host_call_hooks as _hooks_of
+from estimator_npu.estimator.tpu_estimator import validate_host_call as _validate_host_call
+from estimator_npu.hooks import SessionRunArgs, SessionRunHook  # noqa: F401 (the module's names)
 
 
 class NPUEstimatorSpec(EstimatorSpec):
@@ -42,7 +22,7 @@ class NPUEstimatorSpec(EstimatorSpec):
                 export_outputs=None, training_chief_hooks=None, training_hooks=None,
                 scaffold=None, evaluation_hooks=None, prediction_hooks=None, host_call=None):
         if host_call is not None:
-            _validate_host_call("host_call", host_call)
+            _validate_host_call("NPUEstimatorSpec", "host_call", host_call)
         spec = super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops,
                                export_outputs, training_chief_hooks, training_hooks, scaffold,
                                evaluation_hooks, prediction_hooks)
@@ -54,23 +34,8 @@ class NPUEstimatorSpec(EstimatorSpec):
         return self._host_call
 
 
-class _HostCallHook(SessionRunHook):
-    """Runs the ops ``host_fn`` returned with every step."""
-
-    def __init__(self, fetches):
-        self._fetches = fetches
-
-    def before_run(self, run_context):
-        return SessionRunArgs(self._fetches)
-
-
 def _host_call_hooks(spec):
-    host_call = getattr(spec, "host_call", None)
-    if host_call is None:
-        return ()
-    host_fn, tensors = host_call
-    result = host_fn(**tensors) if isinstance(tensors, dict) else host_fn(*tensors)
-    return () if result is None else (_HostCallHook(result),)
+    return _hooks_of(getattr(spec, "host_call", None))
 
 
 class NPUEstimator(Estimator):

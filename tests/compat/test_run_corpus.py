@@ -69,3 +69,24 @@ def test_an_edit_that_does_not_match_is_an_error():
         rc.apply_edits("num_steps = 50000\n", "num_steps = 7=>num_steps = 1", "/d", "x.py")
     with pytest.raises(ValueError, match="not of the form old=>new"):
         rc.apply_edits("a", "a->b", "/d", "x.py")
+
+
+def test_file_qualified_edits_change_a_helper_module(tmp_path):
+    rc = _runner()
+    src = tmp_path / "src" / "me+demo"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "helper.py").write_text("STEPS = 5000\nDATA = './data'\n")
+    (src / "main.py").write_text("from pkg import helper\nprint('steps', helper.STEPS, "
+                                 "helper.DATA)\n")
+    manifest = tmp_path / "m.tsv"
+    manifest.write_text("\n".join([
+        "\t".join(rc.COLUMNS),
+        "\t".join(["h", "me/demo", "c0", "main.py", "", "pkg/helper.py::STEPS = 5000=>STEPS = "
+                   "3 ;; pkg/helper.py::'./data'=>'{data}'", "", ""])]) + "\n")
+    rc.main([str(manifest), "--src", str(tmp_path / "src"), "--work", str(tmp_path / "work"),
+             "--data", "/some/data", "--timeout", "120"])
+    out = (tmp_path / "work" / "h" / "stdout").read_text()
+    assert "steps 3 /some/data" in out
+    assert (src / "pkg" / "helper.py").read_text().startswith("STEPS = 5000")  # source kept
+    edits = rc.split_edits("a.py::x=>y ;; p=>q", "main.py")
+    assert edits == {"a.py": [("x", "y")], None: [("p", "q")]}

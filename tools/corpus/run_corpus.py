@@ -10,7 +10,8 @@ themselves are never committed. Check the repositories out under one folder, eac
 
 For each row the script's folder is copied to ``WORK/ID/src``; the row's ``edits``
 (``old=>new`` pairs separated by `` ;; ``, applied to the script's text, ``{data}`` standing
-for ``--data``) change only data paths and step counts. The script then runs from
+for ``--data``; ``FILE::old=>new`` edits the helper module ``FILE`` of the script's folder)
+change only data paths and step counts. The script then runs from
 that copy of its folder (as the tutorials are run, so their relative data paths resolve and
 their outputs land in the copy) as
 ``python -m estimator_npu.run SCRIPT ARGS`` with this checkout first on ``PYTHONPATH``
@@ -57,11 +58,25 @@ def write_manifest(path, rows):
             w.writerow({c: r[c] for c in COLUMNS})
 
 
-def apply_edits(text, edits, data, script):
+def split_edits(edits, script):
+    """``{file: [(old, new)]}``: ``old=>new`` pairs edit the script (file ``None``),
+    ``FILE::old=>new`` pairs a helper module (``FILE`` relative to the script's folder)."""
+    out = {}
     for pair in filter(None, (e.strip() for e in edits.split(";;"))):
         if "=>" not in pair:
             raise ValueError("%s: edit %r is not of the form old=>new" % (script, pair))
         old, new = (s.strip() for s in pair.split("=>", 1))
+        target = None
+        if "::" in old:
+            target, old = (s.strip() for s in old.split("::", 1))
+        out.setdefault(target, []).append((old, new))
+    return out
+
+
+def apply_edits(text, edits, data, script):
+    if isinstance(edits, str):
+        edits = split_edits(edits, script).get(None, [])
+    for old, new in edits:
         new = new.replace("{data}", data)
         if old not in text:
             raise ValueError("%s: edit target %r not found in the script" % (script, old))
@@ -94,11 +109,14 @@ def run_one(row, args):
     shutil.copytree(os.path.dirname(script), dst, symlinks=True,
                     ignore=shutil.ignore_patterns(".git", "*.ipynb", "*.png", "*.jpg", "*.gif"))
     target = os.path.join(dst, os.path.basename(script))
-    with open(script, encoding="utf-8", errors="surrogateescape") as f:
-        text = f.read()
-    text = apply_edits(text, row["edits"], args.data, row["path"])
-    with open(target, "w", encoding="utf-8", errors="surrogateescape") as f:
-        f.write(text)
+    for name, pairs in split_edits(row["edits"], row["path"]).items():
+        path = script if name is None else os.path.join(os.path.dirname(script), name)
+        out = target if name is None else os.path.join(dst, name)
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+        text = apply_edits(text, pairs, args.data, row["path"] if name is None else name)
+        with open(out, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
     argv = [a.replace("{data}", args.data) for a in shlex.split(row["args"])]
     path = [REPO_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if args.repo_on_path:  # scripts importing their repository as a package (official.*)

@@ -4,7 +4,7 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import constant, convert_to_tensor, make_op, make_tensor
-from estimator_npu.engine.ops.core import broadcast_shape, static_ints as _static_ints
+from estimator_npu.engine.ops.core import broadcast_shape, identity, static_ints as _static_ints
 from estimator_npu.engine.registry import NOT_DIFFERENTIABLE, OpFamily, simple, with_attrs
 from estimator_npu.engine.shape import TensorShape, as_shape
 
@@ -90,7 +90,10 @@ OPS.define("ReshapeLike", kernel=simple(lambda x, like: np.reshape(x, np.shape(l
 
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     x = convert_to_tensor(input)
-    axis = int(axis if axis is not None else dim)
+    ints = _static_ints(dim if axis is None else axis, "axis", "ExpandDims")  # [-1]: as TF
+    if ints is None or len(ints) != 1:
+        raise ValueError(f"ExpandDims: axis must be one static int, got {axis!r}")
+    axis = ints[0]
     nd = x.shape.ndims
     if nd is not None:
         if not -nd - 1 <= axis <= nd:
@@ -173,9 +176,10 @@ def concat(values, axis, name="concat"):
         raise ValueError(f"concat(values, axis): got an int for values and a list for axis, "
                          f"TF 0.x's tf.concat(concat_dim, values) order; since TF 1.0 write "
                          f"tf.concat(values, axis)")
+    values = values if isinstance(values, (list, tuple)) else [values]   # one tensor: as TF
     ts = [convert_to_tensor(v) for v in values]
     if len(ts) == 1:
-        return ts[0]
+        return identity(ts[0], name=name)
     nd = next((t.shape.ndims for t in ts if t.shape.ndims is not None), None)
     axis = int(axis)
     if nd is not None:
@@ -455,16 +459,13 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 
 def _one_hot_kernel(op, ctx):
-    a = op.attrs
-    eye = np.where(np.eye(a["depth"], dtype=bool), a["on"], a["off"]).astype(a["dtype"].np)
-    off_row = np.full((a["depth"],), a["off"], dtype=a["dtype"].np)
-    table = np.concatenate([eye, off_row[None]], axis=0)  # index -1 / out of range -> off
-    depth, axis = a["depth"], a["axis"]
+    a = op.attrs   # compared with arange(depth): memory of the output only (depth 32000)
+    on, off = np.asarray(a["on"], a["dtype"].np), np.asarray(a["off"], a["dtype"].np)
+    positions, axis = np.arange(a["depth"]), a["axis"]
 
     def one_hot_fn(i):
         i = np.asarray(i)
-        idx = np.where((i >= 0) & (i < depth), i, depth)
-        out = table[idx]
+        out = np.where(i[..., None] == positions, on, off)   # -1 / out of range -> off
         if axis != -1 and axis != i.ndim:
             out = np.moveaxis(out, -1, axis)
         return out

@@ -16,6 +16,8 @@ OPS = OpFamily(__name__)  # this family's op definitions (data)
 
 
 def _graph_of(values):
+    if get_default_graph().capture_foreign is not None:   # a function's graph, as TF
+        return get_default_graph()
     for v in values:
         if isinstance(v, (Tensor, Operation)):
             return v.graph

@@ -45,7 +45,7 @@ def get_seed(op_seed):
     return (0, _MAXINT32) if seeds == (0, 0) else seeds
 
 
-def _random(op_type, shape, dtype, seed, name, **attrs):
+def _random(op_type, shape, dtype, seed, name, inputs=(), **attrs):
     from estimator_npu.engine.ops import dynamic_shape
     if dynamic_shape.is_dynamic(shape):
         return dynamic_shape.random_dynamic(op_type, shape, dtype, seed, name, **attrs)
@@ -56,7 +56,7 @@ def _random(op_type, shape, dtype, seed, name, **attrs):
     s1, s2 = get_seed(seed)
     seed2 = None if s1 is None else [s1 & 0xFFFFFFFF, s2 & 0xFFFFFFFF]
     attrs.update({"shape": tuple(shp.as_list()), "dtype": dt, "seed2": seed2})
-    return make_tensor(op_type, [], dt, shp, attrs, name=name or op_type)
+    return make_tensor(op_type, list(inputs), dt, shp, attrs, name=name or op_type)
 
 
 def _is_number(x):
@@ -101,6 +101,10 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         from estimator_npu.engine.ops import math_ops
         return _scaled("RandomUniform", shape, dt, seed, name, math_ops.subtract(
             maxval, minval), minval, minval=0.0, maxval=1.0)
+    if not (_is_number(minval) and _is_number(maxval)):   # int bounds from tensors, as TF
+        from estimator_npu.engine.ops.core import convert_to_tensor as cvt
+        return _random("RandomUniformIntBounds", as_shape(shape), dt, seed, name,
+                       inputs=[cvt(minval, dtype=dt), cvt(maxval, dtype=dt)])
     if maxval <= minval:
         raise ValueError(f"random_uniform: need minval < maxval, got minval={minval}, "
                          f"maxval={maxval}")
@@ -153,6 +157,17 @@ def _uniform_like_kernel(op, ctx):
     return lambda x: draw("uniform", op, ctx, np.shape(x), {"dtype": op.outputs[0].dtype})
 
 
+def _int_bounds_kernel(op, ctx):
+    def sample(lo, hi):
+        if not lo < hi:
+            from estimator_npu import errors
+            raise errors.InvalidArgumentError(None, op, f"Need minval < maxval: {lo} >= {hi}")
+        return draw("uniform", op, ctx, op.attrs["shape"], dict(op.attrs, minval=lo, maxval=hi))
+    return sample
+
+
+OPS.define("RandomUniformIntBounds", kernel=_int_bounds_kernel, grad=NOT_DIFFERENTIABLE,
+           stateful=True)
 OPS.define("RandomUniformLike", kernel=_uniform_like_kernel, grad=NOT_DIFFERENTIABLE,
            stateful=True)
 
