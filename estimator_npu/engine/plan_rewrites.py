@@ -78,9 +78,9 @@ def _bias_add_in_place(x, b):
 
 def _relu_in_place(x):
     if x.size < 2 * threads.MIN_SIZE or not x.flags.c_contiguous:
-        return np.maximum(x, 0, out=x)
+        return _fast.relu(x, out=x)
     f = x.reshape(-1)
-    threads.split(f.size, lambda s, e: np.maximum(f[s:e], 0, out=f[s:e]))
+    threads.split(f.size, lambda s, e: _fast.relu(f[s:e], out=f[s:e]))
     return x
 
 
@@ -223,7 +223,7 @@ def _pool_first(order, ctx, pinned, out):
             q = pool(a)
             if state is not None:  # for the gradient (a forward plan keeps nothing)
                 state.a, state.q = a, q
-            return np.maximum(q, np.zeros((), a.dtype))
+            return _fast.relu(q)  # a new array: the gradient reads q
         out[relu], out[op] = _pass, max_pool_of_relu
         if grads:
             grad = pool_ops._max_pool_grad_kernel(grads[0], ctx, masks)

@@ -132,10 +132,10 @@ def test_a_piece_that_splits_again_does_not_deadlock():
     np.testing.assert_array_equal(out, n_outer)  # each outer piece ran the inner split once
 
 
-def _train_per_tensor(n_threads, monkeypatch, calls):
+def _train_per_tensor(n_threads, monkeypatch, calls, split_min=64):
     """Adam and Momentum steps of an MLP whose variables are updated one tensor at a time
-    (the cost model forced to per-tensor mode), each large tensor split across threads."""
-    monkeypatch.setattr(apply_op, "_SPLIT_MIN", 64)
+    (the cost model forced to per-tensor mode), the update split across threads."""
+    monkeypatch.setattr(apply_op, "_SPLIT_MIN", split_min)
     monkeypatch.setattr(apply_op, "CALL_COST_ELEMENTS", 0)
     _count_runs(monkeypatch, calls, n_threads)
     try:
@@ -166,6 +166,19 @@ def test_threaded_per_tensor_updates_are_bit_identical(monkeypatch):
     losses, values = _train_per_tensor(2, monkeypatch, multi)
     assert max(single, default=1) == 1
     assert sum(c > 1 for c in multi) >= 8, multi   # 2 optimizers x 4 steps, the 20x40 kernels
+    assert losses == ref_losses
+    for a, b in zip(values, ref_vars):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_per_tensor_pieces_balance_over_tensors_below_the_piece_size(monkeypatch):
+    """The pieces of a per-tensor update are cut over all of a group's elements: a model
+    none of whose tensors would split alone (here 800, 40, 200 and 5 elements, pieces of
+    at least 500) is still updated on two threads, bit-identical to one."""
+    single, multi = [], []
+    ref_losses, ref_vars = _train_per_tensor(1, monkeypatch, single)
+    losses, values = _train_per_tensor(2, monkeypatch, multi, split_min=500)
+    assert multi.count(2) >= 8, multi   # 2 optimizers x 4 steps, 2 pieces each
     assert losses == ref_losses
     for a, b in zip(values, ref_vars):
         np.testing.assert_array_equal(a, b)

@@ -10,6 +10,7 @@ _ones_cache = {}
 _row_widths = {}
 # Channel counts below which a bias add runs over rows of several pixels (see bias_rows).
 _SHORT_ROW = 64
+_TILE_MIN_ROWS = 512  # (128, 10): 9.2 us tiled, 2.6 us plain
 
 
 def ones(n, dtype):
@@ -106,12 +107,36 @@ def bias_rows(x, b):
         return None
     rows = x.size // c
     k = 1
-    if c < _SHORT_ROW and rows:
+    if c < _SHORT_ROW and rows >= _TILE_MIN_ROWS:  # fewer: np.tile costs more than it saves
         k = _row_widths.get((rows, c))
         if k is None:  # the widest row of at most ~1024 elements that divides x
             k = next(d for d in range(max(1, 1024 // c), 0, -1) if rows % d == 0)
             _row_widths[(rows, c)] = k
     return x.reshape(rows // k, k * c), (np.tile(b, k) if k > 1 else b)
+
+
+# numpy's maximum runs its vector loop only for two arrays of the same length; against a
+# 0-d zero it is 3-8x slower (65,536 float32: 38 against 15 us). Rows of this many zeros:
+_RELU_ROW = 1 << 14
+_relu_zeros = {}
+
+
+def relu(x, out=None):
+    """``np.maximum(x, 0, out=out)`` (``out`` may be ``x``), bit-identical: the same ufunc
+    loop over the same pairs, in rows of ``_RELU_ROW`` elements against cached zeros."""
+    z, z0 = _relu_zeros.get(x.dtype) or _relu_zeros.setdefault(
+        x.dtype, (np.zeros(_RELU_ROW, x.dtype), np.zeros((), x.dtype)))
+    n, w = x.size, _RELU_ROW
+    if n < 256 or not x.flags.c_contiguous or out is not None and (
+            not out.flags.c_contiguous or out.shape != x.shape or out.dtype != x.dtype):
+        return np.maximum(x, z0, out=out)
+    o = np.empty_like(x) if out is None else out
+    f, of, q = x.reshape(-1), o.reshape(-1), n // w * w
+    if q:
+        np.maximum(f[:q].reshape(-1, w), z, out=of[:q].reshape(-1, w))
+    if q < n:
+        np.maximum(f[q:], z[:n - q], out=of[q:])
+    return o
 
 
 def scatter_add_rows(out, idx, rows):

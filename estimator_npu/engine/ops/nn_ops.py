@@ -68,13 +68,19 @@ def _relu(x):
     return np.maximum(x, 0, dtype=x.dtype) if z is None else np.maximum(x, z)
 
 
-# float32/64: the plan line is ``np.maximum(x, zero)`` itself, no Python frame around it
+# float32/64: the plan line is ``np.maximum(x, zero)`` itself for small static shapes (no
+# Python frame), else ``_fast.relu`` (a row of zeros: 3-8x faster from ~4k elements on)
 _RELU_INLINE = {dt: Inline("{maximum}({0}, {zero})", maximum=np.maximum, zero=z)
                 for dt, z in _ZEROS.items()}
+_RELU_ROWS = Inline("{relu}({0})", relu=_fast.relu)
 
 
 def _relu_kernel(op, ctx):
-    return _RELU_INLINE.get(np.dtype(op.outputs[0].dtype.np), _relu)
+    small, shape = _RELU_INLINE.get(np.dtype(op.outputs[0].dtype.np)), op.outputs[0].shape
+    if small is None:
+        return _relu
+    static = shape.ndims is not None and None not in shape.as_list()
+    return small if static and np.prod(shape.as_list()) < 4096 else _RELU_ROWS
 
 
 def _gelu(x, approximate):
