@@ -234,8 +234,10 @@ def test_core_line_budget(layer):
     # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
     # (StridedSliceDynamic and its gradient).
     # +30 -> 13350, issue 16 (perfmlp): ReLU as maximum against a row of zeros (numpy's
-    # 0-d-operand loop is 3-8x slower), bias rows tiled only where it pays.
-    budget = {"engine": 13350, "device": 1200, "hooks": 2500}[layer]
+    # 0-d-operand loop is 3-8x slower), bias rows tiled only where it pays; +65 -> 13415
+    # for paired products (a layer's input and weight gradients at once on two threads
+    # with one BLAS thread each: a plan rewrite).
+    budget = {"engine": 13415, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
