@@ -317,8 +317,9 @@ def _pair(ka, kb, stash):
 
 
 def _gemm_pairs(order, ctx, out):
-    """Paired products (module docstring): numpy's two-thread BLAS splits a 128-row product
-    poorly (the MLP's ``dh1`` and ``dW1``: 1.43 ms one after the other, 1.10 ms at once)."""
+    """Paired products (module docstring): the MLP's ``dh1`` and ``dW1``, 1.43 ms one after
+    the other with two BLAS threads, 1.10 ms at once (min of 30, load 3.8; see
+    docs/performance.md). An error in either product is reported at the first one's op."""
     from estimator_npu.engine.ops import math_ops
     from estimator_npu.engine import registry
     pos = {op: i for i, op in enumerate(order)}
