@@ -31,8 +31,8 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
 * **Paired products.** Two ``MatMul``s reading the same tensor (a layer's input gradient
   ``dy @ w.T`` and weight gradient ``x.T @ dy``), where all the later one reads is ready
   when the earlier one runs, both run at the earlier one's line, at once on two of the
-  pool's threads with one BLAS thread each, when both operands of both are large. Each is
-  its own kernel on its own operands: the results of one thread.
+  pool's threads with one BLAS thread each, when all four operands are mid-sized (2^15 to
+  2^20 elements). Each is its own kernel on its own operands: the results of one thread.
 * **Masked products.** The ReLU gradient ``Mul(dy, Cast(Greater(y, 0)))`` multiplies
   ``dy`` by the boolean mask directly (numpy converts it to 0/1 exactly as the ``Cast``
   did), in one plan line ``multiply(dy, greater(y, 0))``: the ``Greater`` and ``Cast``
@@ -284,8 +284,10 @@ def _mask_products(order, pinned, out):
             break
 
 
-# Operands of fewer elements: a paired product is too small for a hand-off to pay.
-_PAIR_MIN = 1 << 15
+# Operands of fewer elements: a paired product is too small for a hand-off to pay; of
+# more: OpenBLAS's own threads do well there (the tutorial CNN's 3136x1024 dense gradients
+# paired: 0.70-0.83x at load 3, where two identical plans scattered by 0.93x).
+_PAIR_MIN, _PAIR_MAX = 1 << 15, 1 << 20
 
 
 class _Stash(threading.local):
@@ -299,8 +301,8 @@ class _Stash(threading.local):
 def _pair(ka, kb, stash):
     def paired(a0, a1, b0, b1):
         prev = None
-        if min(a0.size, a1.size, b0.size, b1.size) >= _PAIR_MIN and \
-                threads.num_threads() > 1:
+        sizes = (a0.size, a1.size, b0.size, b1.size)
+        if _PAIR_MIN <= min(sizes) and max(sizes) <= _PAIR_MAX and threads.num_threads() > 1:
             prev = blas_governor.one_blas_thread()
         if prev is None:
             stash.value = kb(b0, b1)
