@@ -245,7 +245,11 @@ def test_core_line_budget(layer):
     # +5 -> 13340: Graph.capture_foreign, dataset functions capture outer constants as
     # TF's function graphs do (kratzert/finetune_alexnet_with_tensorflow); +16 -> 13356:
     # SparseTensor * / dense (TF's sparse_dense_cwise_mul/div; tkipf/gcn's sparse dropout).
-    budget = {"engine": 13411, "device": 1200, "hooks": 2500}[layer]
+    # +30 -> 13350, issue 16 (perfmlp): ReLU as maximum against a row of zeros (numpy's
+    # 0-d-operand loop is 3-8x slower), bias rows tiled only where it pays; +65 -> 13415
+    # for paired products (a layer's input and weight gradients at once on two threads
+    # with one BLAS thread each: a plan rewrite).
+    budget = {"engine": 13510, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -186,7 +186,8 @@ def test_pairwise_max_pool_grad_equals_window_loop(monkeypatch, shape):
         assert np.count_nonzero(fast) <= dy.size  # one winner per window
 
 
-@pytest.mark.parametrize("shape", [(64, 28, 28, 6), (5, 13, 6), (7, 3), (100, 1024), (3, 0, 4)])
+@pytest.mark.parametrize("shape", [(64, 28, 28, 6), (5, 13, 6), (7, 3), (100, 1024), (3, 0, 4),
+                                   (128, 10), (512, 10)])
 def test_bias_rows_add_equals_broadcast_add(shape):
     from estimator_npu.engine.ops import _fast
     rng = np.random.default_rng(6)
@@ -201,3 +202,44 @@ def test_bias_rows_add_equals_broadcast_add(shape):
     if x.size:  # a strided view of the same shape takes numpy's own broadcast add
         assert _fast.bias_rows(np.concatenate([x, x])[::2], b) is None
     assert _fast.bias_rows(x, b[:-1]) is None  # a bias of the wrong size: np.add raises
+
+
+_EDGES = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 3.0, -2.0, 1e-39]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 255, 256, 16383, 16384, 16385, 3 * 16384 + 7])
+def test_relu_rows_equal_maximum_with_zero(dtype, n):
+    """``_fast.relu`` (maximum against a row of zeros) is bit for bit ``np.maximum(x, 0)``:
+    NaNs, signed zeros, infinities and subnormals included, new array or in place."""
+    from estimator_npu.engine.ops import _fast
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(dtype)
+    x[:min(n, len(_EDGES) * 3)] = np.resize(np.array(_EDGES, dtype), min(n, len(_EDGES) * 3))
+    rng.shuffle(x)
+    want = np.maximum(x, dtype(0))
+    for shape in [(n,), (1, n, 1)]:
+        got = _fast.relu(x.reshape(shape))
+        assert got.shape == shape and got.dtype == dtype
+        np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.view(np.uint8))
+    inplace = x.copy()
+    assert _fast.relu(inplace, out=inplace) is inplace
+    np.testing.assert_array_equal(inplace.view(np.uint8), want.view(np.uint8))
+    if n > 1:  # a strided view takes numpy's broadcast path
+        np.testing.assert_array_equal(_fast.relu(x[::2]), want[::2])
+
+
+def test_relu_kernel_uses_rows_for_large_or_unknown_shapes():
+    from estimator_npu.engine.ops import _fast
+    g = tf.Graph()
+    with g.as_default():
+        big = tf.nn.relu(tf.placeholder(tf.float32, [None, 512]))
+        small = tf.nn.relu(tf.placeholder(tf.float32, [8, 16]))
+        ints = tf.nn.relu(tf.placeholder(tf.int32, [None, 512]))
+    assert nn_ops._relu_kernel(big.op, None).bound == {"relu": _fast.relu}
+    assert nn_ops._relu_kernel(small.op, None).bound["maximum"] is np.maximum
+    assert nn_ops._relu_kernel(ints.op, None) is nn_ops._relu
+    xv = np.random.default_rng(0).standard_normal((300, 512)).astype(np.float32)
+    with tf.Session(graph=g) as sess:
+        got = sess.run(big, {big.op.inputs[0]: xv})
+    np.testing.assert_array_equal(got, np.maximum(xv, 0))

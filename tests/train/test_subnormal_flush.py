@@ -36,3 +36,25 @@ def test_subnormal_slots_are_flushed_and_normal_ones_kept(make_opt, slot):
     assert after[0] == 0 and after[1] == 0                            # flushed
     assert after[2] >= tiny                                           # normal value kept
     assert np.all(np.abs(live_after) >= tiny)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_flush_equals_a_masked_write_of_zero_bit_for_bit(dtype):
+    """The flush's arithmetic (``s * (|s| >= tiny) + 0``) gives exactly what writing +0
+    where ``|s| < tiny`` gives: subnormals and -0.0 become +0.0; normal values, NaN and
+    infinities are kept. The 0-d shared scalars are left alone."""
+    tiny = np.finfo(dtype).tiny
+    rng = np.random.default_rng(4)
+    s = (rng.standard_normal(5000) * 1e-3).astype(dtype)
+    for i, v in enumerate([0.0, -0.0, tiny / 3, -tiny / 5, tiny, -tiny, np.nan, np.inf,
+                           -np.inf, 2 * tiny]):
+        s[i::97] = v
+    want = s.copy()
+    np.copyto(want, 0, where=np.abs(want) < tiny)
+    power = np.array(0.9, dtype)
+    grp = apply_op._Group(None, None, {"m": s, "beta1_power": power}, None, [])
+    grp.flush_subnormal_slots()
+    np.testing.assert_array_equal(s.view(np.uint8), want.view(np.uint8))
+    assert power == dtype(0.9)
+    grp.flush_subnormal_slots()  # again, with its buffers cached
+    np.testing.assert_array_equal(s.view(np.uint8), want.view(np.uint8))

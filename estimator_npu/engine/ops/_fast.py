@@ -118,6 +118,33 @@ def bias_rows(x, b):
     return x.reshape(rows // k, k * c), (np.tile(b, k) if k > 1 else b)
 
 
+# numpy's maximum runs its vector loop only for two arrays of the same length; against a
+# 0-d zero it is 3-8x slower (65,536 float32: 38 against 15 us). Rows of this many zeros:
+_RELU_ROW = 1 << 14
+_relu_zeros = {}
+# 0-d zeros of the float dtypes: numpy 2 takes a slower path for a Python scalar operand
+# (np.maximum of an 8x16 array: 2.4 -> 1.3 us).
+ZEROS_0D = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+
+
+def relu(x, out=None):
+    """``np.maximum(x, 0, out=out)`` (``out`` may be ``x``), bit-identical: the same ufunc
+    loop over the same pairs, in rows of ``_RELU_ROW`` elements against cached zeros."""
+    z, z0 = _relu_zeros.get(x.dtype) or _relu_zeros.setdefault(
+        x.dtype, (np.zeros(_RELU_ROW, x.dtype), np.zeros((), x.dtype)))
+    n, w = x.size, _RELU_ROW
+    if n < 256 or not x.flags.c_contiguous or out is not None and (
+            not out.flags.c_contiguous or out.shape != x.shape or out.dtype != x.dtype):
+        return np.maximum(x, z0, out=out)
+    o = np.empty_like(x) if out is None else out
+    f, of, q = x.reshape(-1), o.reshape(-1), n // w * w
+    if q:
+        np.maximum(f[:q].reshape(-1, w), z, out=of[:q].reshape(-1, w))
+    if q < n:
+        np.maximum(f[q:], z[:n - q], out=of[q:])
+    return o
+
+
 def scatter_add_rows(out, idx, rows):
     """``np.add.at(out, idx, rows)`` for 1-D ``idx`` along axis 0, 2-7x faster: rows of
     repeated indices are summed with one ``reduceat`` over the sorted order, then added."""

@@ -59,8 +59,7 @@ def gelu(features, approximate=False, name=None):
     return _unary("Gelu", features, name, approximate=bool(approximate))
 
 
-# 0-d zeros: numpy 2 takes a slower path for a Python scalar operand (2.4 -> 1.3 us, 8x16)
-_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+_ZEROS = _fast.ZEROS_0D
 
 
 def _relu(x):
@@ -68,13 +67,19 @@ def _relu(x):
     return np.maximum(x, 0, dtype=x.dtype) if z is None else np.maximum(x, z)
 
 
-# float32/64: the plan line is ``np.maximum(x, zero)`` itself, no Python frame around it
+# float32/64: the plan line is ``np.maximum(x, zero)`` itself for small static shapes (no
+# Python frame), else ``_fast.relu`` (a row of zeros: 3-8x faster from ~4k elements on)
 _RELU_INLINE = {dt: Inline("{maximum}({0}, {zero})", maximum=np.maximum, zero=z)
                 for dt, z in _ZEROS.items()}
+_RELU_ROWS = Inline("{relu}({0})", relu=_fast.relu)
 
 
 def _relu_kernel(op, ctx):
-    return _RELU_INLINE.get(np.dtype(op.outputs[0].dtype.np), _relu)
+    small, shape = _RELU_INLINE.get(np.dtype(op.outputs[0].dtype.np)), op.outputs[0].shape
+    if small is None:
+        return _relu
+    static = shape.ndims is not None and None not in shape.as_list()
+    return small if static and np.prod(shape.as_list()) < 4096 else _RELU_ROWS
 
 
 def _gelu(x, approximate):
