@@ -2,6 +2,7 @@
 
 The names are those the adapter's ``npu_init`` exports: the estimator, config, optimizer,
 loss-scale and hook classes, the modules ``npu_ops``, ``util``, ``hccl_ops``,
+``keras_to_npu`` and ``npu_rnn`` (imported when first used: keras is large),
 ``config_pb2``, ``rewriter_config_pb2`` and ``RewriterConfig``, the hccl rank functions,
 the session/run-config helpers (``npu_config_proto``, ``npu_session_config_init``,
 ``npu_run_config_init``, ``npu_hooks_append``, ``npu_tf_optimizer``, ...), and, as the
@@ -130,6 +131,10 @@ def get_npu_rank_size():
     return get_rank_size()
 
 
+# Adapter modules the star import exports (Oct-ResNet calls keras_to_npu bare).
+_LAZY_MODULES = ("keras_to_npu", "npu_rnn")
+
+
 def __getattr__(name):
     # ``tf``: the module scripts see as tensorflow (the alias while one is installed).
     if name == "tf":
@@ -139,8 +144,10 @@ def __getattr__(name):
         return _importlib.import_module("estimator_npu")
     if name == "session":
         return _importlib.import_module("estimator_npu")
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"estimator_npu.npu.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = sorted({n for n in dir() if not n.startswith("_")} - {"RunConfig", "SessionRunHook"}
-                 | {"tf", "session"})
+                 | {"tf", "session", *_LAZY_MODULES})
