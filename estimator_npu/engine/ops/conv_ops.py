@@ -148,32 +148,16 @@ def _chunk_images(n, c, out_hw, ksize, dtype):
     return max(1, min(n, _CHUNK_BYTES // per_image))
 
 
-def _padded_chunk(scr, xc, pads, dtype, cap):
-    """``xc`` (``m <= cap`` canonical images) padded with zeros, in a reused buffer of
-    ``cap`` images: the borders are zero from allocation on and never written."""
-    if not any(pads) and xc.dtype == dtype:
-        return xc
-    pt, pb, pl, pr = pads
-    m, h, w, c = xc.shape
-    buf = scr.get("x_chunk", (cap, h + pt + pb, w + pl + pr, c), dtype, fill=0)[:m]
-    buf[:, pt:pt + h, pl:pl + w] = xc
-    return buf
-
-
 def _im2col_chunks(scr, xc, pads, dtype, nb, out_hw, ksize, strides, dilations):
     """``(first image, image count, columns)`` for chunks of ``nb`` images of canonical
-    ``xc`` padded by ``pads``. Each chunk is padded on its own, so that the padded input
-    and the columns live in buffers of ``nb`` images reused by every chunk: a kernel's
-    scratch memory is bounded by the chunk, not by the batch (a batch-128 net of nine
-    96/192-channel convolutions kept a padded whole-batch copy per kernel). The chunk
-    size depends only on the shapes, never on the thread count, so results do not
-    either."""
-    n = xc.shape[0]
-    for s in range(0, n, nb):
-        m = min(nb, n - s)
-        xp = _padded_chunk(scr, xc[s:s + m], pads, dtype, nb)
-        yield s, m, _im2col(scr, xp, out_hw, ksize, strides, dilations,
-                            key="cols_chunk", cap=nb)
+    ``xc`` padded by ``pads``. Each chunk is padded on its own: the padded input and the
+    columns live in buffers of ``nb`` images reused by every chunk, so a kernel's scratch
+    is bounded by the chunk, not the batch. The chunk size depends only on the shapes,
+    never on the thread count, so results do not either."""
+    for s in range(0, xc.shape[0], nb):
+        xp = padded(scr, "x_chunk", xc[s:s + nb], pads, dtype, cap=nb)
+        yield s, xp.shape[0], _im2col(scr, xp, out_hw, ksize, strides, dilations,
+                                      key="cols_chunk", cap=nb)
 
 
 def _conv_params(op):
