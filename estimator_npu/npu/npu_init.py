@@ -2,7 +2,7 @@
 
 The names are those the adapter's ``npu_init`` exports: the estimator, config, optimizer,
 loss-scale and hook classes, the modules ``npu_ops``, ``util``, ``hccl_ops``,
-``keras_to_npu`` and ``npu_rnn`` (imported when first used: keras is large),
+``npu_unary_ops``, ``keras_to_npu`` and ``npu_rnn`` (imported when first used: keras is large),
 ``config_pb2``, ``rewriter_config_pb2`` and ``RewriterConfig``, the hccl rank functions,
 the session/run-config helpers (``npu_config_proto``, ``npu_session_config_init``,
 ``npu_run_config_init``, ``npu_hooks_append``, ``npu_tf_optimizer``, ...), and, as the
@@ -27,6 +27,7 @@ from estimator_npu.npu.npu_estimator import NPUEstimatorSpec  # noqa: F401
 from estimator_npu.npu.npu_hook import (NPUBroadcastGlobalVariablesHook,  # noqa: F401
                                         NPUCheckpointSaverHook, NPUOutputTensorHook)
 from estimator_npu.npu.npu_plugin import npu_close  # noqa: F401
+from estimator_npu.npu.npu_unary_ops import npu_unary_ops  # noqa: F401
 from estimator_npu.train.distributed_optimizer import NPUDistributedOptimizer
 
 KerasDistributeOptimizer = NPUDistributedOptimizer
