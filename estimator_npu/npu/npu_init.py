@@ -6,7 +6,8 @@ loss-scale and hook classes, the modules ``npu_ops``, ``util``, ``hccl_ops``,
 ``config_pb2``, ``rewriter_config_pb2`` and ``RewriterConfig``, the hccl rank functions,
 the session/run-config helpers (``npu_config_proto``, ``npu_session_config_init``,
 ``npu_run_config_init``, ``npu_hooks_append``, ``npu_tf_optimizer``, ...), and, as the
-adapter's star import gives them too, ``tf`` and ``os``.
+adapter's star import gives them too, ``tf``, ``os``, ``session``, ``session_run_hook``
+(``SessionRunHook`` and friends) and ``backend`` (the Keras backend).
 """
 import importlib as _importlib
 import os  # noqa: F401  (the adapter's star import exports it)
@@ -147,8 +148,12 @@ def __getattr__(name):
         return _importlib.import_module("estimator_npu")
     if name in _LAZY_MODULES:
         return _importlib.import_module(f"estimator_npu.npu.{name}")
+    if name == "session_run_hook":  # tensorflow.python.training.session_run_hook
+        return _importlib.import_module("estimator_npu.train")
+    if name == "backend":  # tensorflow.python.keras.backend
+        return _importlib.import_module("estimator_npu.keras.backend")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = sorted({n for n in dir() if not n.startswith("_")} - {"RunConfig", "SessionRunHook"}
-                 | {"tf", "session", *_LAZY_MODULES})
+                 | {"tf", "session", "session_run_hook", "backend", *_LAZY_MODULES})

@@ -74,10 +74,13 @@ def test_star_import_of_npu_init_gives_the_adapter_names(aliases):
                  "NPULossScaleOptimizer", "FixedLossScaleManager",
                  "ExponentialUpdateLossScaleManager", "NPUBroadcastGlobalVariablesHook",
                  "npu_ops", "util", "hccl_ops", "get_rank_size", "get_rank_id", "tf", "os",
-                 "keras_to_npu", "npu_rnn", "npu_unary_ops"):
+                 "keras_to_npu", "npu_rnn", "npu_unary_ops", "session_run_hook", "backend"):
         assert name in namespace, name
     assert callable(namespace["keras_to_npu"].model_to_npu_estimator)
     assert callable(namespace["npu_rnn"].npu_dynamic_rnn)
+    assert namespace["session_run_hook"].SessionRunHook is sys.modules["tensorflow"].train.\
+        SessionRunHook
+    assert callable(namespace["backend"].clear_session)
     assert namespace["tf"] is sys.modules["tensorflow"]
     config = namespace["npu_config_proto"]()
     assert config.graph_options.rewrite_options.remapping == namespace["RewriterConfig"].OFF
