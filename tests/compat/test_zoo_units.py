@@ -344,3 +344,20 @@ def test_contrib_optimize_loss(optimizer):
         with pytest.raises(ValueError, match="Optimizer name should be one of"):
             tf.contrib.layers.optimize_loss(tf.reduce_sum(tf.Variable([1.0])),
                                             tf.Variable(0), 0.1, "Nope")
+
+
+def test_expand_dims_takes_a_one_element_axis_list():
+    # TF 2.15 (checked): expand_dims(x, axis=[-1]) of a [2, 3] tensor is [2, 3, 1] (ALBERT's
+    # embedding_lookup_factorized writes it so); axis=[0, 1] is a ValueError ('dim' input
+    # must be a tensor with a single value).
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.int32, [2, 3])
+        y = tf.expand_dims(x, axis=[-1])
+        z = tf.expand_dims(x, axis=np.array([1]))
+        assert y.shape.as_list() == [2, 3, 1] and z.shape.as_list() == [2, 1, 3]
+        with tf.Session() as sess:
+            yv, zv = sess.run([y, z], {x: np.arange(6).reshape(2, 3)})
+        np.testing.assert_array_equal(yv, np.arange(6).reshape(2, 3, 1))
+        np.testing.assert_array_equal(zv, np.arange(6).reshape(2, 1, 3))
+        with pytest.raises(ValueError, match="single value"):
+            tf.expand_dims(x, axis=[0, 1])

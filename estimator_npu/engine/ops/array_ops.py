@@ -90,8 +90,10 @@ OPS.define("ReshapeLike", kernel=simple(lambda x, like: np.reshape(x, np.shape(l
 
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     x = convert_to_tensor(input)
-    axis = int(axis if axis is not None else dim)
-    nd = x.shape.ndims
+    axis = np.asarray(axis if axis is not None else dim)  # TF takes [-1] too
+    if axis.size != 1:
+        raise ValueError(f"ExpandDims: axis must hold a single value, given {axis.tolist()}")
+    axis, nd = int(axis.reshape(())), x.shape.ndims
     if nd is not None:
         if not -nd - 1 <= axis <= nd:
             raise ValueError(f"ExpandDims: axis {axis} out of range for rank {nd}")
