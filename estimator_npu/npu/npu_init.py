@@ -113,6 +113,16 @@ def init_resource():
     return session, npu_ops.shutdown_system()
 
 
+def set_keras_session_npu_config(config=None):
+    """A ``Session`` with ``npu_session_config_init(config)``, made the Keras backend's
+    session (``tf.keras.backend.set_session``) and returned, as the adapter does; scripts
+    close it with ``close_session`` at the end."""
+    session = _importlib.import_module("estimator_npu").Session(
+        config=npu_session_config_init(config))
+    _importlib.import_module("estimator_npu.keras.backend").set_session(session)
+    return session
+
+
 def shutdown_resource(sess, npu_shutdown):
     sess.run(npu_shutdown)
 

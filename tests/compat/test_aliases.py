@@ -194,3 +194,17 @@ def test_npu_unary_ops_gelu_is_the_ascend_tanh_approximation(aliases):
     dn = (xv - h) / (1 + np.exp(-np.sqrt(8 / np.pi) * ((xv - h) + 0.044715 * (xv - h) ** 3)))
     np.testing.assert_allclose(dyv, (up - dn) / (2 * h), rtol=1e-6, atol=1e-8)
     assert y.shape.as_list() == [None]
+
+
+def test_set_keras_session_npu_config_sets_the_keras_session(aliases):
+    """BERT-NER calls it bare after ``from npu_bridge.npu_init import *`` and closes the
+    session with close_session at the end."""
+    import tensorflow as tf
+    namespace = {}
+    exec("from npu_bridge.npu_init import *", namespace)
+    with tf.Graph().as_default():
+        sess = namespace["set_keras_session_npu_config"]()
+        assert tf.keras.backend.get_session() is sess
+        opts = sess.config.graph_options.rewrite_options
+        assert opts.custom_optimizers[0].name == "NpuOptimizer"
+        namespace["close_session"](sess)
