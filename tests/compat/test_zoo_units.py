@@ -361,3 +361,21 @@ def test_expand_dims_takes_a_one_element_axis_list():
         np.testing.assert_array_equal(zv, np.arange(6).reshape(2, 1, 3))
         with pytest.raises(ValueError, match="single value"):
             tf.expand_dims(x, axis=[0, 1])
+
+
+def test_variable_scope_variable_as_streaming_metric_helpers_call_it(aliases):
+    # Bert-NER's metrics.py (after TF's metrics_impl.metric_variable): a zero-initialised
+    # local variable from a callable, ON_READ synchronization -> not trainable (TF's rule).
+    from tensorflow.python.ops import variable_scope
+    with tf.Graph().as_default():
+        v = variable_scope.variable(
+            lambda: tf.zeros([2, 3], tf.float64),
+            collections=[tf.GraphKeys.LOCAL_VARIABLES, tf.GraphKeys.METRIC_VARIABLES],
+            validate_shape=True, synchronization=variable_scope.VariableSynchronization.ON_READ,
+            aggregation=variable_scope.VariableAggregation.SUM, name="total_confusion")
+        w = variable_scope.variable(1.5, name="w")
+        assert v in tf.local_variables() and v not in tf.trainable_variables()
+        assert w in tf.trainable_variables() and v.shape.as_list() == [2, 3]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            np.testing.assert_array_equal(sess.run(v), np.zeros((2, 3)))
