@@ -379,3 +379,23 @@ def test_variable_scope_variable_as_streaming_metric_helpers_call_it(aliases):
         with tf.Session() as sess:
             sess.run(tf.local_variables_initializer())
             np.testing.assert_array_equal(sess.run(v), np.zeros((2, 3)))
+
+
+def test_confusion_matrix_takes_an_int64_num_classes_tensor():
+    # Bert-NER's streaming_confusion_matrix (after TF's) passes math_ops.to_int64(num_classes);
+    # TF casts it. A constant one still gives the static [n, n] shape.
+    with tf.Graph().as_default():
+        labels = tf.constant([0, 1, 2, 2], tf.int64)
+        preds = tf.constant([0, 2, 2, 1], tf.int64)
+        cm = tf.confusion_matrix(labels, preds, tf.to_int64(3), dtype=tf.float64)
+        n = tf.placeholder(tf.int64, [])
+        cm_fed = tf.confusion_matrix(labels, preds, n)
+        assert cm.shape.as_list() == [3, 3]
+        with tf.Session() as sess:
+            got, fed = sess.run([cm, cm_fed], {n: 4})
+    want = np.zeros((3, 3))
+    for i, j in ((0, 0), (1, 2), (2, 2), (2, 1)):
+        want[i, j] += 1
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(fed[:3, :3], want)
+    assert fed.shape == (4, 4) and fed.dtype == np.int32
