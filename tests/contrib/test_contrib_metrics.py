@@ -46,3 +46,30 @@ def test_streaming_sparse_recall_at_k_is_recall_at_k():
 def test_unknown_contrib_metric_names_raise_does_not_implement():
     with pytest.raises(AttributeError, match="does not implement"):
         tf.contrib.metrics.streaming_covariance  # noqa: B018
+
+
+@pytest.fixture
+def aliases():
+    from estimator_npu import compat
+    compat.install()
+    try:
+        yield
+    finally:
+        compat.uninstall()
+
+
+def test_layers_utils_collect_named_outputs_and_convert_collection_to_dict(aliases):
+    # Slim-style layer code ends with utils.collect_named_outputs(outputs_collections,
+    # sc.name, outputs); TF keeps the alias ('scope', trailing '/' dropped) for
+    # convert_collection_to_dict.
+    from tensorflow.contrib.layers.python.layers import utils
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        y = x * 2
+        assert utils.collect_named_outputs(None, "a", x) is x
+        assert tf.get_collection("end_points") == []
+        assert utils.collect_named_outputs(["end_points"], "block1/conv/", y) is y
+        assert tf.get_collection("end_points") == [y]
+        assert utils.convert_collection_to_dict("end_points") == {"block1/conv": y}
+        assert utils.convert_collection_to_dict("end_points", clear_collection=True)
+        assert tf.get_collection("end_points") == []
