@@ -233,7 +233,9 @@ def test_core_line_budget(layer):
     # pad gradients (MirrorPadGrad).
     # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
     # (StridedSliceDynamic and its gradient).
-    budget = {"engine": 13320, "device": 1200, "hooks": 2500}[layer]
+    # +10 -> 13330, issue 12 (zoo5): static_ints folds constant scalar tensors inside a
+    # shape list (reshape/random_crop/tile... of [n, n, 3] with n = tf.cast(227, tf.int32)).
+    budget = {"engine": 13330, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -399,3 +399,16 @@ def test_confusion_matrix_takes_an_int64_num_classes_tensor():
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(fed[:3, :3], want)
     assert fed.shape == (4, 4) and fed.dtype == np.int32
+
+
+def test_shape_lists_may_hold_constant_scalar_tensors():
+    # SqueezeNext's parser: image_size = tf.cast(227, tf.int32), then
+    # tf.reshape(image, [image_size, image_size, 3]); TF packs the list (static [227, 227, 3]).
+    with tf.Graph().as_default():
+        n = tf.cast(2, tf.int32)
+        x = tf.placeholder(tf.float32, [None])
+        y = tf.reshape(x, [n, tf.constant(3), -1])
+        t = tf.tile(tf.ones([1, 2]), [n, 1])
+        assert y.shape.as_list() == [2, 3, None] and t.shape.as_list() == [2, 2]
+        with tf.Session() as sess:
+            assert sess.run(y, {x: np.arange(12, dtype=np.float32)}).shape == (2, 3, 2)
