@@ -21,6 +21,15 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_TOWER = 3
 
 
+class AggregationMethod:
+    """``tf.AggregationMethod``: how ``tf.gradients`` sums the gradients of a tensor used
+    several times. Accepted everywhere ``aggregation_method=`` is; the sum is the same."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
 def NotDifferentiable(op_type):  # noqa: N802 - TF's name
     """Accepted for compatibility: ops without a registered gradient have none anyway."""
 

@@ -412,3 +412,16 @@ def test_shape_lists_may_hold_constant_scalar_tensors():
         assert y.shape.as_list() == [2, 3, None] and t.shape.as_list() == [2, 2]
         with tf.Session() as sess:
             assert sess.run(y, {x: np.arange(12, dtype=np.float32)}).shape == (2, 3, 2)
+
+
+def test_aggregation_method_has_tfs_values_and_is_accepted():
+    # TF: ADD_N = DEFAULT = 0, EXPERIMENTAL_TREE = 1, EXPERIMENTAL_ACCUMULATE_N = 2
+    # (SqueezeNext passes aggregation_method=tf.AggregationMethod.ADD_N to create_train_op).
+    am = tf.AggregationMethod
+    assert (am.ADD_N, am.DEFAULT, am.EXPERIMENTAL_TREE, am.EXPERIMENTAL_ACCUMULATE_N) == \
+        (0, 0, 1, 2)
+    with tf.Graph().as_default():
+        x = tf.constant(3.0)
+        (g,) = tf.gradients(x * x + x, [x], aggregation_method=am.ADD_N)
+        with tf.Session() as sess:
+            assert sess.run(g) == 7.0
