@@ -425,3 +425,12 @@ def test_aggregation_method_has_tfs_values_and_is_accepted():
         (g,) = tf.gradients(x * x + x, [x], aggregation_method=am.ADD_N)
         with tf.Session() as sess:
             assert sess.run(g) == 7.0
+
+
+def test_operation_node_def_is_a_nodedef_proto():
+    # SqueezeNext's stats hook reads op.node_def.attr["shape"].shape.dim of its weights.
+    with tf.Graph().as_default():
+        w = tf.get_variable("conv/weights", [3, 3, 2, 8])
+        nd = w.op.node_def
+        assert nd.name == "conv/weights" and nd.op == w.op.type
+        assert [int(d.size) for d in nd.attr["shape"].shape.dim] == [3, 3, 2, 8]
