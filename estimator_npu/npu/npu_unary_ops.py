@@ -13,6 +13,9 @@ from estimator_npu.engine.ops import nn_ops
 class NPUUnaryOps:
     """The adapter's unary-op namespace."""
 
+    def __repr__(self):
+        return "npu_unary_ops (gelu)"
+
     @staticmethod
     def gelu(x, name=None):
         """GELU, tanh approximation (the Ascend ``Gelu`` kernel)."""
