@@ -176,8 +176,8 @@ from estimator_npu.compat.modes import (disable_control_flow_v2,  # noqa: F401,E
                                         disable_v2_tensorshape, enable_eager_execution,
                                         enable_resource_variables, enable_v2_behavior,
                                         executing_eagerly, newaxis)
-from estimator_npu.compat.tf_internals import (VariableAggregation,  # noqa: F401,E402
-                                               VariableSynchronization)
+from estimator_npu.compat.tf_internals import (AggregationMethod,  # noqa: F401,E402
+                                               VariableAggregation, VariableSynchronization)
 from estimator_npu.compat.versions import (COMPILER_VERSION, GIT_VERSION,  # noqa: F401,E402
                                            GRAPH_DEF_VERSION, VERSION)
 from estimator_npu.compat import versions as version  # noqa: F401,E402 - tf.version

@@ -249,7 +249,9 @@ def test_core_line_budget(layer):
     # 0-d-operand loop is 3-8x slower), bias rows tiled only where it pays; +65 -> 13415
     # for paired products (a layer's input and weight gradients at once on two threads
     # with one BLAS thread each: a plan rewrite).
-    budget = {"engine": 13510, "device": 1200, "hooks": 2500}[layer]
+    # +10 -> 13330, issue 12 (zoo5): static_ints folds constant scalar tensors inside a
+    # shape list (reshape/random_crop/tile... of [n, n, 3] with n = tf.cast(227, tf.int32)).
+    budget = {"engine": 13517, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -132,6 +132,7 @@ TARGETS = {
     "tensorflow.contrib.layers.python.layers.layers": ["estimator_npu.contrib.layers"],
     "tensorflow.contrib.layers.python.layers.initializers": ["estimator_npu.contrib.layers"],
     "tensorflow.contrib.layers.python.layers.regularizers": ["estimator_npu.contrib.layers"],
+    "tensorflow.contrib.layers.python.layers.utils": ["estimator_npu.contrib.layers_utils"],
     "tensorflow.contrib.image.python": ["estimator_npu.contrib.image"],
     "tensorflow.contrib.image.python.ops": ["estimator_npu.contrib.image"],
     "tensorflow.contrib.image.python.ops.distort_image_ops": ["estimator_npu.contrib.image"],

@@ -21,6 +21,15 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_TOWER = 3
 
 
+class AggregationMethod:
+    """``tf.AggregationMethod``: how ``tf.gradients`` sums the gradients of a tensor used
+    several times. Accepted everywhere ``aggregation_method=`` is; the sum is the same."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
 def NotDifferentiable(op_type):  # noqa: N802 - TF's name
     """Accepted for compatibility: ops without a registered gradient have none anyway."""
 
@@ -49,3 +58,19 @@ def with_dependencies(dependencies, output_tensor, name=None):
     from estimator_npu.engine.ops.core import identity
     with control_dependencies(dependencies):
         return identity(output_tensor, name=name)
+
+
+def variable(initial_value=None, trainable=None, collections=None, validate_shape=True,
+             caching_device=None, name=None, dtype=None, constraint=None, use_resource=None,
+             synchronization=VariableSynchronization.AUTO,
+             aggregation=VariableAggregation.NONE):
+    """``variable_scope.variable``, TF1's function behind ``tf.Variable`` (streaming-metric
+    helpers call it for their local variables). ``trainable=None`` means False for
+    ``ON_READ`` synchronization and True otherwise, TF's rule."""
+    from estimator_npu.engine.ops.state_ops import Variable
+    if trainable is None:
+        trainable = synchronization != VariableSynchronization.ON_READ
+    return Variable(initial_value, trainable=trainable, collections=collections,
+                    validate_shape=validate_shape, caching_device=caching_device, name=name,
+                    dtype=dtype, constraint=constraint, use_resource=use_resource,
+                    synchronization=synchronization, aggregation=aggregation)

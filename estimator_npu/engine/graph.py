@@ -169,7 +169,9 @@ class Operation:
 
     @property
     def node_def(self):
-        return {"name": self.name, "op": self.type, "attr": dict(self.attrs)}
+        """The op's ``NodeDef`` proto, as ``as_graph_def()`` writes it (TF's type)."""
+        from estimator_npu.engine.graph_def import op_to_nodes
+        return op_to_nodes(self)[-1]
 
     @property
     def device(self):

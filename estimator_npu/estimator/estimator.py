@@ -12,6 +12,8 @@ warm-starting on a fresh start). No subclassing is needed: behaviour comes from
 ``model_fn``, ``RunConfig``, ``params`` and hooks.
 """
 import copy
+import math
+import numbers
 import os
 import tempfile
 
@@ -80,13 +82,15 @@ def _chief_value(config, value):
 
 
 def _check_steps(name, value):
+    """A positive step count as an int. TF takes floats too (``num_examples / batch_size``
+    in Python 3) and stops at the first step >= the value: the ceiling."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, given: {type(value).__name__}: {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, given: {type(value).__name__}: {value!r}")
     if value <= 0:
         raise ValueError(f"Must specify {name} > 0, given: {value}")
-    return value
+    return int(math.ceil(value))
 
 
 class Estimator:

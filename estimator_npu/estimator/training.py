@@ -18,6 +18,7 @@ into ``<model_dir>/export/<exporter name>``; the evaluation of a step at or past
 TrainSpec's ``max_steps`` is the final one, as in TF.
 """
 import collections
+import math
 import numbers
 import os
 
@@ -47,17 +48,19 @@ class TrainSpec(collections.namedtuple("TrainSpec",
 
     Raises:
         TypeError: ``input_fn`` not callable, a hook not a ``SessionRunHook``.
-        ValueError: ``max_steps`` not a positive int.
+        ValueError: ``max_steps`` not a positive number (a float is rounded up, as TF stops
+            at the first step >= it).
     """
 
     __slots__ = ()
 
     def __new__(cls, input_fn, max_steps=None, hooks=None, saving_listeners=None):
         _check_callable("TrainSpec", input_fn)
-        if max_steps is not None:
-            if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) \
+        if max_steps is not None:  # TF takes a float (num_examples / batch_size) too
+            if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Real) \
                     or max_steps <= 0:
                 raise ValueError(f"Must specify max_steps > 0, given: {max_steps!r}")
+            max_steps = int(math.ceil(max_steps))
         listeners = tuple(saving_listeners or ())
         for listener in listeners:
             if not isinstance(listener, CheckpointSaverListener):

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from estimator_npu.engine import dtypes
+from estimator_npu.engine.constant_value import constant_value
 from estimator_npu.engine.ops import array_ops, math_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, make_tensor
 from estimator_npu.engine.ops.random_ops import get_seed
@@ -355,6 +356,9 @@ def resize_images_v2(images, size, method="bilinear", preserve_aspect_ratio=Fals
 def random_crop(value, size, seed=None, name=None):
     """A crop of ``size`` (one entry per dim of ``value``) at a uniformly random offset."""
     x = convert_to_tensor(value)
+    if isinstance(size, (list, tuple)):  # [n, n, 3] with n = tf.cast(227, tf.int32): constants
+        folded = [constant_value(s) if hasattr(s, "op") else s for s in size]
+        size = size if any(f is None for f in folded) else [int(f) for f in folded]
     dims = array_ops._static_ints(size, "size", "random_crop")
     if dims is None:
         raise TypeError("random_crop: size must be static")

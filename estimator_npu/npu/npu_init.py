@@ -2,10 +2,12 @@
 
 The names are those the adapter's ``npu_init`` exports: the estimator, config, optimizer,
 loss-scale and hook classes, the modules ``npu_ops``, ``util``, ``hccl_ops``,
+``npu_unary_ops``, ``keras_to_npu`` and ``npu_rnn`` (imported when first used: keras is large),
 ``config_pb2``, ``rewriter_config_pb2`` and ``RewriterConfig``, the hccl rank functions,
 the session/run-config helpers (``npu_config_proto``, ``npu_session_config_init``,
 ``npu_run_config_init``, ``npu_hooks_append``, ``npu_tf_optimizer``, ...), and, as the
-adapter's star import gives them too, ``tf`` and ``os``.
+adapter's star import gives them too, ``tf``, ``os``, ``session``, ``session_run_hook``
+(``SessionRunHook`` and friends) and ``backend`` (the Keras backend).
 """
 import importlib as _importlib
 import os  # noqa: F401  (the adapter's star import exports it)
@@ -26,6 +28,7 @@ from estimator_npu.npu.npu_estimator import NPUEstimatorSpec  # noqa: F401
 from estimator_npu.npu.npu_hook import (NPUBroadcastGlobalVariablesHook,  # noqa: F401
                                         NPUCheckpointSaverHook, NPUOutputTensorHook)
 from estimator_npu.npu.npu_plugin import npu_close  # noqa: F401
+from estimator_npu.npu.npu_unary_ops import npu_unary_ops  # noqa: F401
 from estimator_npu.train.distributed_optimizer import NPUDistributedOptimizer
 
 KerasDistributeOptimizer = NPUDistributedOptimizer
@@ -110,6 +113,16 @@ def init_resource():
     return session, npu_ops.shutdown_system()
 
 
+def set_keras_session_npu_config(config=None):
+    """A ``Session`` with ``npu_session_config_init(config)``, made the Keras backend's
+    session (``tf.keras.backend.set_session``) and returned, as the adapter does; scripts
+    close it with ``close_session`` at the end."""
+    session = _importlib.import_module("estimator_npu").Session(
+        config=npu_session_config_init(config))
+    _importlib.import_module("estimator_npu.keras.backend").set_session(session)
+    return session
+
+
 def shutdown_resource(sess, npu_shutdown):
     sess.run(npu_shutdown)
 
@@ -130,6 +143,10 @@ def get_npu_rank_size():
     return get_rank_size()
 
 
+# Adapter modules the star import exports (Oct-ResNet calls keras_to_npu bare).
+_LAZY_MODULES = ("keras_to_npu", "npu_rnn")
+
+
 def __getattr__(name):
     # ``tf``: the module scripts see as tensorflow (the alias while one is installed).
     if name == "tf":
@@ -139,8 +156,14 @@ def __getattr__(name):
         return _importlib.import_module("estimator_npu")
     if name == "session":
         return _importlib.import_module("estimator_npu")
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"estimator_npu.npu.{name}")
+    if name == "session_run_hook":  # tensorflow.python.training.session_run_hook
+        return _importlib.import_module("estimator_npu.train")
+    if name == "backend":  # tensorflow.python.keras.backend
+        return _importlib.import_module("estimator_npu.keras.backend")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = sorted({n for n in dir() if not n.startswith("_")} - {"RunConfig", "SessionRunHook"}
-                 | {"tf", "session"})
+                 | {"tf", "session", "session_run_hook", "backend", *_LAZY_MODULES})

@@ -73,8 +73,14 @@ def test_star_import_of_npu_init_gives_the_adapter_names(aliases):
                  "NPUEstimator", "NPUEstimatorSpec", "NPUOptimizer", "NPUDistributedOptimizer",
                  "NPULossScaleOptimizer", "FixedLossScaleManager",
                  "ExponentialUpdateLossScaleManager", "NPUBroadcastGlobalVariablesHook",
-                 "npu_ops", "util", "hccl_ops", "get_rank_size", "get_rank_id", "tf", "os"):
+                 "npu_ops", "util", "hccl_ops", "get_rank_size", "get_rank_id", "tf", "os",
+                 "keras_to_npu", "npu_rnn", "npu_unary_ops", "session_run_hook", "backend"):
         assert name in namespace, name
+    assert callable(namespace["keras_to_npu"].model_to_npu_estimator)
+    assert callable(namespace["npu_rnn"].npu_dynamic_rnn)
+    assert namespace["session_run_hook"].SessionRunHook is sys.modules["tensorflow"].train.\
+        SessionRunHook
+    assert callable(namespace["backend"].clear_session)
     assert namespace["tf"] is sys.modules["tensorflow"]
     config = namespace["npu_config_proto"]()
     assert config.graph_options.rewrite_options.remapping == namespace["RewriterConfig"].OFF
@@ -167,3 +173,38 @@ def test_tf_slim_imports_and_trains_on_top_of_the_aliases(aliases):
     finally:
         for name in [m for m in sys.modules if m.startswith("tf_slim")]:
             del sys.modules[name]
+
+
+def test_npu_unary_ops_gelu_is_the_ascend_tanh_approximation(aliases):
+    """``npu_unary_ops.gelu`` (the ModelZoo BERTs' activation) computes the Ascend Gelu
+    kernel's formula x / (1 + exp(-sqrt(8/pi) (x + 0.044715 x^3))), and its gradient."""
+    import numpy as np
+    import tensorflow as tf
+    from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
+    xv = np.linspace(-6, 6, 41)
+    x = tf.placeholder(tf.float64, [None])
+    y = npu_unary_ops.gelu(x)
+    (dy,) = tf.gradients(tf.reduce_sum(y), [x])
+    with tf.Session() as sess:
+        yv, dyv = sess.run([y, dy], {x: xv})
+    want = xv / (1 + np.exp(-np.sqrt(8 / np.pi) * (xv + 0.044715 * xv ** 3)))
+    np.testing.assert_allclose(yv, want, rtol=1e-12, atol=1e-15)
+    h = 1e-6
+    up = (xv + h) / (1 + np.exp(-np.sqrt(8 / np.pi) * ((xv + h) + 0.044715 * (xv + h) ** 3)))
+    dn = (xv - h) / (1 + np.exp(-np.sqrt(8 / np.pi) * ((xv - h) + 0.044715 * (xv - h) ** 3)))
+    np.testing.assert_allclose(dyv, (up - dn) / (2 * h), rtol=1e-6, atol=1e-8)
+    assert y.shape.as_list() == [None]
+
+
+def test_set_keras_session_npu_config_sets_the_keras_session(aliases):
+    """BERT-NER calls it bare after ``from npu_bridge.npu_init import *`` and closes the
+    session with close_session at the end."""
+    import tensorflow as tf
+    namespace = {}
+    exec("from npu_bridge.npu_init import *", namespace)
+    with tf.Graph().as_default():
+        sess = namespace["set_keras_session_npu_config"]()
+        assert tf.keras.backend.get_session() is sess
+        opts = sess.config.graph_options.rewrite_options
+        assert opts.custom_optimizers[0].name == "NpuOptimizer"
+        namespace["close_session"](sess)

@@ -344,3 +344,93 @@ def test_contrib_optimize_loss(optimizer):
         with pytest.raises(ValueError, match="Optimizer name should be one of"):
             tf.contrib.layers.optimize_loss(tf.reduce_sum(tf.Variable([1.0])),
                                             tf.Variable(0), 0.1, "Nope")
+
+
+def test_expand_dims_takes_a_one_element_axis_list():
+    # TF 2.15 (checked): expand_dims(x, axis=[-1]) of a [2, 3] tensor is [2, 3, 1] (ALBERT's
+    # embedding_lookup_factorized writes it so); axis=[0, 1] is a ValueError ('dim' input
+    # must be a tensor with a single value).
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.int32, [2, 3])
+        y = tf.expand_dims(x, axis=[-1])
+        z = tf.expand_dims(x, axis=np.array([1]))
+        assert y.shape.as_list() == [2, 3, 1] and z.shape.as_list() == [2, 1, 3]
+        with tf.Session() as sess:
+            yv, zv = sess.run([y, z], {x: np.arange(6).reshape(2, 3)})
+        np.testing.assert_array_equal(yv, np.arange(6).reshape(2, 3, 1))
+        np.testing.assert_array_equal(zv, np.arange(6).reshape(2, 1, 3))
+        with pytest.raises(ValueError, match="single value"):
+            tf.expand_dims(x, axis=[0, 1])
+
+
+def test_variable_scope_variable_as_streaming_metric_helpers_call_it(aliases):
+    # Bert-NER's metrics.py (after TF's metrics_impl.metric_variable): a zero-initialised
+    # local variable from a callable, ON_READ synchronization -> not trainable (TF's rule).
+    from tensorflow.python.ops import variable_scope
+    with tf.Graph().as_default():
+        v = variable_scope.variable(
+            lambda: tf.zeros([2, 3], tf.float64),
+            collections=[tf.GraphKeys.LOCAL_VARIABLES, tf.GraphKeys.METRIC_VARIABLES],
+            validate_shape=True, synchronization=variable_scope.VariableSynchronization.ON_READ,
+            aggregation=variable_scope.VariableAggregation.SUM, name="total_confusion")
+        w = variable_scope.variable(1.5, name="w")
+        assert v in tf.local_variables() and v not in tf.trainable_variables()
+        assert w in tf.trainable_variables() and v.shape.as_list() == [2, 3]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            np.testing.assert_array_equal(sess.run(v), np.zeros((2, 3)))
+
+
+def test_confusion_matrix_takes_an_int64_num_classes_tensor():
+    # Bert-NER's streaming_confusion_matrix (after TF's) passes math_ops.to_int64(num_classes);
+    # TF casts it. A constant one still gives the static [n, n] shape.
+    with tf.Graph().as_default():
+        labels = tf.constant([0, 1, 2, 2], tf.int64)
+        preds = tf.constant([0, 2, 2, 1], tf.int64)
+        cm = tf.confusion_matrix(labels, preds, tf.to_int64(3), dtype=tf.float64)
+        n = tf.placeholder(tf.int64, [])
+        cm_fed = tf.confusion_matrix(labels, preds, n)
+        assert cm.shape.as_list() == [3, 3]
+        with tf.Session() as sess:
+            got, fed = sess.run([cm, cm_fed], {n: 4})
+    want = np.zeros((3, 3))
+    for i, j in ((0, 0), (1, 2), (2, 2), (2, 1)):
+        want[i, j] += 1
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(fed[:3, :3], want)
+    assert fed.shape == (4, 4) and fed.dtype == np.int32
+
+
+def test_shape_lists_may_hold_constant_scalar_tensors():
+    # SqueezeNext's parser: image_size = tf.cast(227, tf.int32), then
+    # tf.reshape(image, [image_size, image_size, 3]); TF packs the list (static [227, 227, 3]).
+    with tf.Graph().as_default():
+        n = tf.cast(2, tf.int32)
+        x = tf.placeholder(tf.float32, [None])
+        y = tf.reshape(x, [n, tf.constant(3), -1])
+        t = tf.tile(tf.ones([1, 2]), [n, 1])
+        assert y.shape.as_list() == [2, 3, None] and t.shape.as_list() == [2, 2]
+        with tf.Session() as sess:
+            assert sess.run(y, {x: np.arange(12, dtype=np.float32)}).shape == (2, 3, 2)
+
+
+def test_aggregation_method_has_tfs_values_and_is_accepted():
+    # TF: ADD_N = DEFAULT = 0, EXPERIMENTAL_TREE = 1, EXPERIMENTAL_ACCUMULATE_N = 2
+    # (SqueezeNext passes aggregation_method=tf.AggregationMethod.ADD_N to create_train_op).
+    am = tf.AggregationMethod
+    assert (am.ADD_N, am.DEFAULT, am.EXPERIMENTAL_TREE, am.EXPERIMENTAL_ACCUMULATE_N) == \
+        (0, 0, 1, 2)
+    with tf.Graph().as_default():
+        x = tf.constant(3.0)
+        (g,) = tf.gradients(x * x + x, [x], aggregation_method=am.ADD_N)
+        with tf.Session() as sess:
+            assert sess.run(g) == 7.0
+
+
+def test_operation_node_def_is_a_nodedef_proto():
+    # SqueezeNext's stats hook reads op.node_def.attr["shape"].shape.dim of its weights.
+    with tf.Graph().as_default():
+        w = tf.get_variable("conv/weights", [3, 3, 2, 8])
+        nd = w.op.node_def
+        assert nd.name == "conv/weights" and nd.op == w.op.type
+        assert [int(d.size) for d in nd.attr["shape"].shape.dim] == [3, 3, 2, 8]

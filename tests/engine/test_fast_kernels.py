@@ -94,6 +94,47 @@ def test_conv_in_image_chunks_equals_whole_batch(monkeypatch, nchw):
         np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("stride", [1, 2])
+def test_chunked_conv_scratch_is_bounded_by_the_chunk(monkeypatch, stride):
+    """In the chunked paths each chunk is padded on its own: no kernel keeps a work buffer
+    of the whole (padded) batch, only buffers of one chunk (CLUB's batch-128 net of nine
+    96/192-channel convolutions kept a padded whole-batch copy per kernel and ran out of
+    memory). Values equal the whole-batch kernels' (forward, both gradients, SAME
+    padding so every chunk is padded)."""
+    from estimator_npu.engine.ops import conv_ops
+    rng = np.random.default_rng(7)
+    n, c = 11, conv_ops._CHUNKED_C
+    xv = rng.standard_normal((n, 9, 9, c))
+    wv = rng.standard_normal((3, 3, c, c))
+
+    def run():
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float64, [None, 9, 9, c])
+            w = tf.placeholder(tf.float64, [3, 3, c, c])
+            y = tf.nn.conv2d(x, w, [1, stride, stride, 1], "SAME")
+            dx, dw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+            with tf.Session(graph=g) as sess:
+                return sess.run((y, dx, dw), {x: xv, w: wv})
+    whole = run()
+    shapes = []
+
+    class Recording(conv_ops.Scratch):
+        def get(self, key, shape, dtype, fill=None):
+            shapes.append((key, shape))
+            return super().get(key, shape, dtype, fill)
+    monkeypatch.setattr(conv_ops, "Scratch", Recording)
+    monkeypatch.setattr(conv_ops, "_CHUNKED_COLS_BYTES", 0)
+    o = -(-9 // stride)
+    per_image = o * o * 3 * 3 * c * 8
+    monkeypatch.setattr(conv_ops, "_CHUNK_BYTES", 3 * per_image)   # chunks of <= 3 images
+    chunked = run()
+    for a, b in zip(whole, chunked):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+    assert any(k == "x_chunk" for k, _ in shapes)
+    assert not [(k, s) for k, s in shapes if len(s) in (4, 6) and s[0] > 3]
+
+
 def test_conv_chunking_keeps_few_channel_inputs_whole():
     from estimator_npu.engine.ops import conv_ops
     assert conv_ops._chunk_images(100, 1, (28, 28), (5, 5), np.float32) == 100

@@ -29,6 +29,21 @@ def test_random_crop_is_a_window_of_the_input_at_varying_offsets():
             tf.image.random_crop(x, [3, 4])
 
 
+def test_random_crop_size_may_hold_constant_int_tensors():
+    # SqueezeNext: image_size = tf.cast(227, tf.int32); tf.random_crop(img, [image_size,
+    # image_size, 3]) (TF packs the list); a fed size is not static here: a clear error.
+    g, ctx = _graph()
+    with ctx:
+        x = np.arange(6 * 8 * 3).reshape(6, 8, 3).astype(np.float32)
+        n = tf.cast(3, tf.int32)
+        c = tf.random_crop(x, [n, tf.constant(4), 3])
+        assert c.shape.as_list() == [3, 4, 3]
+        with tf.Session() as sess:
+            assert sess.run(c).shape == (3, 4, 3)
+        with pytest.raises(TypeError, match="random_crop: size must be"):
+            tf.random_crop(x, [tf.placeholder(tf.int32, []), 4, 3])
+
+
 def test_random_flip_left_right_flips_about_half_the_time():
     g, ctx = _graph()
     with ctx:

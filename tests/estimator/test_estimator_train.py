@@ -57,13 +57,27 @@ def test_steps_and_max_steps_rules(tmp_path):
     for kw in ({"steps": 0}, {"steps": -3}, {"max_steps": 0}, {"max_steps": -1}):
         with pytest.raises(ValueError, match=r"Must specify \w+ > 0, given: -?\d"):
             est.train(input_fn, **kw)
-    with pytest.raises(TypeError, match="steps must be an int"):
-        est.train(input_fn, steps=2.0)
+    with pytest.raises(TypeError, match="steps must be a number"):
+        est.train(input_fn, steps="2")
     with pytest.raises(TypeError, match="Hooks must be a SessionRunHook"):
         est.train(input_fn, steps=1, hooks=[lambda: None])
     with pytest.raises(TypeError, match="CheckpointSaverListener"):
         est.train(input_fn, steps=1, saving_listeners=[object()])
     assert est.latest_checkpoint() is None  # nothing ran
+
+
+def test_float_step_counts_round_up_as_tf_stops(tmp_path):
+    # TF 2.15 (checked): train(max_steps=3.0) ends at global step 3, then train(steps=2.0)
+    # at 5, and TrainSpec takes max_steps=2.0 (scripts compute num_examples / batch_size);
+    # TF stops at the first step >= the value, so 2.5 means 3.
+    est = make(tmp_path)
+    est.train(input_fn, max_steps=3.0)
+    assert est.get_variable_value("global_step") == 3
+    est.train(input_fn, steps=2.0)
+    assert est.get_variable_value("global_step") == 5
+    est.train(input_fn, steps=0.5)
+    assert est.get_variable_value("global_step") == 6
+    assert tf.estimator.TrainSpec(input_fn, max_steps=2.5).max_steps == 3
 
 
 def test_resume_relative_absolute_and_skip(tmp_path, caplog):

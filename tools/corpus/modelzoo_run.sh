@@ -1,5 +1,5 @@
 #!/bin/bash
-# usage: runzoo.sh [name-regex]   (cases in /tmp/zoo/cases.tsv: name \t script(rel to /tmp/zoo/src) \t flags \t [pre-command run in script dir] \t [timeout])
+# usage: [CASES=file.tsv] modelzoo_run.sh [name-regex]   (cases in $CASES, default /tmp/zoo/cases.tsv: name \t script(rel to /tmp/zoo/src) \t flags \t [pre-command run in script dir] \t [timeout])
 WT=${WT:-/work/wt/zoo}
 pat=${1:-.}
 # tabs become \037 first: tab is IFS whitespace, so read would merge an empty flags field
@@ -15,4 +15,4 @@ while IFS=$'\037' read -r name script flags pre tmo; do
   t=$(( $(date +%s) - start ))
   if [ $rc = 0 ]; then st=PASS; note=""; else st=FAIL; note=$(grep -E "Error|error:|does not implement|Killed" "$log" | tail -1 | cut -c1-200); [ $rc = 124 ] && note="TIMEOUT $note"; fi
   printf "%s\t%s\t%s\t%ss\t%s\n" "$name" "$st" "$rc" "$t" "$note"
-done < <(tr '\t' '\037' < /tmp/zoo/cases.tsv)
+done < <(tr '\t' '\037' < "${CASES:-/tmp/zoo/cases.tsv}")

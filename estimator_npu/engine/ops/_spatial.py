@@ -224,13 +224,14 @@ def from_nhwc(y, nchw, dtype):
     return np.ascontiguousarray(y, dtype=dtype)
 
 
-def padded(scr, key, xc, pads, dtype, fill=0):
-    """``xc`` (canonical NHWC) with spatial padding ``fill``, in a reused buffer."""
+def padded(scr, key, xc, pads, dtype, fill=0, cap=None):
+    """``xc`` (canonical NHWC) with spatial padding ``fill``, in a reused buffer (of
+    ``cap >= len(xc)`` images when given: chunks of a batch share it)."""
     if not any(pads) and xc.dtype == dtype:
         return xc
     pt, pb, pl, pr = pads
     n, h, w, c = xc.shape
-    buf = scr.get(key, (n, h + pt + pb, w + pl + pr, c), dtype, fill)
+    buf = scr.get(key, (cap or n, h + pt + pb, w + pl + pr, c), dtype, fill)[:n]
     buf[:, pt:pt + h, pl:pl + w] = xc
     return buf
 

@@ -92,7 +92,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     x = convert_to_tensor(input)
     ints = _static_ints(dim if axis is None else axis, "axis", "ExpandDims")  # [-1]: as TF
     if ints is None or len(ints) != 1:
-        raise ValueError(f"ExpandDims: axis must be one static int, got {axis!r}")
+        raise ValueError(f"ExpandDims: axis must be a single value (one static int), got {axis!r}")
     axis = ints[0]
     nd = x.shape.ndims
     if nd is not None:

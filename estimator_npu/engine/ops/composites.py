@@ -98,8 +98,8 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None,
     pred = array_ops.reshape(math_ops.cast(convert_to_tensor(predictions), dtypes.int32), [-1])
     if num_classes is None:
         num_classes = math_ops.maximum(math_ops.reduce_max(lab), math_ops.reduce_max(pred)) + 1
-        folded = constant_value(num_classes)  # from constants: a static shape, as TF's
-        num_classes = num_classes if folded is None else int(folded)
+    folded = constant_value(convert_to_tensor(num_classes))  # constant: a static shape, as TF
+    num_classes = math_ops.cast(num_classes, dtypes.int32) if folded is None else int(folded)
     n = convert_to_tensor(num_classes, dtype=dtypes.int32)
     w = array_ops.ones_like(lab, dtype=dtypes.float64) if weights is None else \
         array_ops.reshape(math_ops.cast(convert_to_tensor(weights), dtypes.float64), [-1])

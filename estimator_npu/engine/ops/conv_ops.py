@@ -148,16 +148,16 @@ def _chunk_images(n, c, out_hw, ksize, dtype):
     return max(1, min(n, _CHUNK_BYTES // per_image))
 
 
-def _im2col_chunks(scr, xp, nb, out_hw, ksize, strides, dilations):
-    """``(first image, image count, columns)`` for chunks of ``nb`` images of padded
-    canonical ``xp``; the columns live in one buffer reused by every chunk. The chunk
-    size depends only on the shapes, never on the thread count, so results do not
-    either."""
-    n = xp.shape[0]
-    for s in range(0, n, nb):
-        m = min(nb, n - s)
-        yield s, m, _im2col(scr, xp[s:s + m], out_hw, ksize, strides, dilations,
-                            key="cols_chunk", cap=nb)
+def _im2col_chunks(scr, xc, pads, dtype, nb, out_hw, ksize, strides, dilations):
+    """``(first image, image count, columns)`` for chunks of ``nb`` images of canonical
+    ``xc`` padded by ``pads``. Each chunk is padded on its own: the padded input and the
+    columns live in buffers of ``nb`` images reused by every chunk, so a kernel's scratch
+    is bounded by the chunk, not the batch. The chunk size depends only on the shapes,
+    never on the thread count, so results do not either."""
+    for s in range(0, xc.shape[0], nb):
+        xp = padded(scr, "x_chunk", xc[s:s + nb], pads, dtype, cap=nb)
+        yield s, xp.shape[0], _im2col(scr, xp, out_hw, ksize, strides, dilations,
+                                      key="cols_chunk", cap=nb)
 
 
 def _conv_params(op):
@@ -190,11 +190,11 @@ def _conv2d_kernel(op, ctx, patches=None):
                              f"(input shape {x.shape}, filter shape {w.shape})")
         oh, ow, pads = geometry(h, wd, kh, kw, strides, dil, padding)
         cdt = compute_dtype(x.dtype)
-        xp = padded(scr, "x", xc, pads, cdt)
         w2 = w.reshape(kh * kw * c, co).astype(cdt, copy=False)
         t = _band_tile(c, ow, co, strides, dil)
         if t and _band_fits(n, oh, ow, t, kh, kw, c, strides, cdt):
-            cols = _band_patches(scr, xp, oh, ow, t, kh, kw, strides)
+            cols = _band_patches(scr, padded(scr, "x", xc, pads, cdt), oh, ow, t, kh, kw,
+                                 strides)
             if patches is not None:
                 patches.x, patches.cols = x, cols
             y = np.matmul(cols, _band_filter(w.astype(cdt, copy=False), t, strides[1], cdt))
@@ -204,10 +204,12 @@ def _conv2d_kernel(op, ctx, patches=None):
             if patches is not None:
                 patches.x = None
             y = np.empty((n * oh * ow, co), cdt)
-            for s, m, cols in _im2col_chunks(scr, xp, nb, (oh, ow), (kh, kw), strides, dil):
+            for s, m, cols in _im2col_chunks(scr, xc, pads, cdt, nb, (oh, ow), (kh, kw),
+                                             strides, dil):
                 np.matmul(cols, w2, out=y[s * oh * ow:(s + m) * oh * ow])
         else:
-            cols = _im2col(scr, xp, (oh, ow), (kh, kw), strides, dil)
+            cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
+                           dil)
             if patches is not None:
                 patches.x, patches.cols = x, cols
             y = np.matmul(cols, w2)
@@ -242,17 +244,17 @@ def _conv2d_backprop_filter_kernel(op, ctx, patches=None):
             dw = _band_filter_grad(cols, dy2, t, (kh, kw), strides[1], c)
             return dw.astype(x.dtype, copy=False)
         if cols is None:
-            xp = padded(scr, "x", xc, pads, cdt)
             nb = _chunk_images(n, c, (oh, ow), (kh, kw), cdt)
             if nb < n:
                 dw = np.zeros((kh * kw * c, co), cdt)
                 part = scr.get("dw", dw.shape, cdt)
-                for s, m, cols in _im2col_chunks(scr, xp, nb, (oh, ow), (kh, kw), strides,
-                                                 dil):
+                for s, m, cols in _im2col_chunks(scr, xc, pads, cdt, nb, (oh, ow), (kh, kw),
+                                                 strides, dil):
                     np.matmul(cols.T, dy2[s * oh * ow:(s + m) * oh * ow], out=part)
                     dw += part
                 return dw.reshape(kh, kw, c, co).astype(x.dtype, copy=False)
-            cols = _im2col(scr, xp, (oh, ow), (kh, kw), strides, dil)
+            cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
+                           dil)
         dw = np.matmul(cols.T, dy2).reshape(kh, kw, c, co)
         return dw.astype(x.dtype, copy=False)
     return backprop_filter
@@ -314,12 +316,11 @@ def _backprop_input_as_conv(scr, shape, w, dyc, nchw, out_hw, ksize, pads, cdt):
     co = w.shape[3]
     wf = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2), dtype=cdt)
     wf = wf.reshape(kh * kw * co, c)
-    # borders are zero from allocation on and never written; the interior is overwritten
-    dpad = scr.get("dy_pad", (n, h + kh - 1, wd + kw - 1, co), cdt, fill=0)
-    dpad[:, bt:bt + oh, bl:bl + ow] = dyc
     out = np.empty((n * h * wd, c), cdt)
     nb = _chunk_images(n, co, (h, wd), (kh, kw), cdt)
-    for s, m, cols in _im2col_chunks(scr, dpad, nb, (h, wd), (kh, kw), (1, 1), (1, 1)):
+    pads = (bt, kh - 1 - bt + h - oh, bl, kw - 1 - bl + wd - ow)
+    for s, m, cols in _im2col_chunks(scr, dyc, pads, cdt, nb, (h, wd), (kh, kw), (1, 1),
+                                     (1, 1)):
         np.matmul(cols, wf, out=out[s * h * wd:(s + m) * h * wd])
     return from_nhwc(out.reshape(n, h, wd, c), nchw, dyc.dtype)
 

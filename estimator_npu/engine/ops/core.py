@@ -326,6 +326,9 @@ def static_ints(value, what, op_name):
         return None
     if np.isscalar(value):
         value = [value]
+    if isinstance(value, (list, tuple)):  # constant scalar tensors in the list: TF packs them
+        value = [static_ints(v, what, op_name)[0] if isinstance(v, Tensor) and v.op.type ==
+                 "Const" and v.shape.ndims == 0 else v for v in value]
     bad = next((v for v in (value if isinstance(value, (list, tuple)) else [])
                 if isinstance(v, (float, np.floating, str, bytes))), None)
     if bad is not None:
