@@ -233,24 +233,25 @@ def test_core_line_budget(layer):
     # pad gradients (MirrorPadGrad).
     # +100 -> 13320, issue 12 (zoo4): x[a:b] with scalar int tensor slice bounds
     # (StridedSliceDynamic and its gradient).
-    # +25 -> 13345, issue 16 (perfchain): in-place bias add and ReLU of small static
-    # shapes as plan lines, np.dot without its dispatcher, no bias tiling for small arrays;
-    # Session.run's fast paths (fed arrays of the last accepted shape, plain feed keys).
-    # +2 -> 13347, issue 12 (tfmodels): tf.strided_slice with scalar int tensors inside
-    # begin/end lists (TF's PTB reader).
-    # +15 -> 13335, estdiff: PartitionedVariable.assign (TF's split of a full value over
-    # the parts; premade estimators now really partition their variables).
-    # +15 -> 13335, issue 12 (ghcorpus): integer random_uniform with tensor bounds
+    # 2026-12-03, seven branches from 13320, merged -> 13517 (each raise by itself):
+    # +25 issue 16 (perfchain): in-place bias add and ReLU of small static shapes as plan
+    # lines, np.dot without its dispatcher, no bias tiling for small arrays; Session.run's
+    # fast paths (fed arrays of the last accepted shape, plain feed keys).
+    # +2 issue 12 (tfmodels): tf.strided_slice with scalar int tensors inside begin/end
+    # lists (TF's PTB reader).
+    # +15 estdiff: PartitionedVariable.assign (TF's split of a full value over the parts;
+    # premade estimators now really partition their variables).
+    # +36 issue 12 (ghcorpus): integer random_uniform with tensor bounds
     # (RandomUniformIntBounds, TF's RandomUniformInt values; Kyubyong/transformer);
-    # +5 -> 13340: Graph.capture_foreign, dataset functions capture outer constants as
-    # TF's function graphs do (kratzert/finetune_alexnet_with_tensorflow); +16 -> 13356:
-    # SparseTensor * / dense (TF's sparse_dense_cwise_mul/div; tkipf/gcn's sparse dropout).
-    # +30 -> 13350, issue 16 (perfmlp): ReLU as maximum against a row of zeros (numpy's
-    # 0-d-operand loop is 3-8x slower), bias rows tiled only where it pays; +65 -> 13415
-    # for paired products (a layer's input and weight gradients at once on two threads
-    # with one BLAS thread each: a plan rewrite).
-    # +10 -> 13330, issue 12 (zoo5): static_ints folds constant scalar tensors inside a
-    # shape list (reshape/random_crop/tile... of [n, n, 3] with n = tf.cast(227, tf.int32)).
+    # Graph.capture_foreign, dataset functions capture outer constants as TF's function
+    # graphs do (kratzert/finetune_alexnet_with_tensorflow); SparseTensor * / dense (TF's
+    # sparse_dense_cwise_mul/div; tkipf/gcn's sparse dropout).
+    # +95 issue 16 (perfmlp): ReLU as maximum against a row of zeros (numpy's 0-d-operand
+    # loop is 3-8x slower), bias rows tiled only where it pays; paired products (a layer's
+    # input and weight gradients at once on two threads with one BLAS thread each: a plan
+    # rewrite).
+    # +10 issue 12 (zoo5): static_ints folds constant scalar tensors inside a shape list
+    # (reshape/random_crop/tile... of [n, n, 3] with n = tf.cast(227, tf.int32)).
     budget = {"engine": 13517, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
