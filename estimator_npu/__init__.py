@@ -87,6 +87,7 @@ from estimator_npu import data  # noqa: F401,E402
 from estimator_npu.engine.ops.script_ops import numpy_function, py_func  # noqa: F401,E402
 from estimator_npu import train  # noqa: F401,E402
 from estimator_npu.train import graph_util  # noqa: F401,E402
+from estimator_npu.engine.device_spec import DeviceSpec  # noqa: F401,E402
 from estimator_npu import summary  # noqa: F401,E402
 from estimator_npu.engine.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
                                                global_norm)  # noqa: F401

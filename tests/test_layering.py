@@ -252,7 +252,9 @@ def test_core_line_budget(layer):
     # rewrite).
     # +10 issue 12 (zoo5): static_ints folds constant scalar tensors inside a shape list
     # (reshape/random_crop/tile... of [n, n, 3] with n = tf.cast(227, tf.int32)).
-    budget = {"engine": 13517, "device": 1200, "hooks": 2500}[layer]
+    # +-13516 -> 1, issue 12: engine/device_spec.py (tf.DeviceSpec; nested tf.device
+    # scopes merged innermost first as TF does, for tf.train.replica_device_setter).
+    budget = {"engine": 13636, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

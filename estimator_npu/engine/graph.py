@@ -175,7 +175,8 @@ class Operation:
 
     @property
     def device(self):
-        return ""
+        """The device the ``tf.device`` scopes gave a variable's op (else ``""``)."""
+        return self.__dict__.get("_device", "")
 
     def get_attr(self, name):
         return self.attrs[name]
@@ -285,14 +286,20 @@ class Graph:
             stack.pop()
 
     def _device_of(self, op):
-        """The device the open ``device`` scopes give ``op`` (innermost first)."""
+        """The device the open ``device`` scopes give ``op``, as TF applies them: innermost
+        first, a string filling in only the fields the inner scopes left unset, a function
+        seeing the device so far as ``op.device``; ``device(None)`` stops the walk."""
+        from estimator_npu.engine.device_spec import DeviceSpec
         for spec in reversed(self.__dict__.get("_device_stack", ())):
-            spec = spec(op) if callable(spec) else spec
             if spec is None:
-                return ""
-            if spec:
-                return getattr(spec, "to_string", lambda: spec)()
-        return ""
+                break
+            if callable(spec):
+                spec = spec(op)
+            else:
+                spec = DeviceSpec.from_string(spec).make_merged_spec(
+                    DeviceSpec.from_string(op.device))
+            op._device = getattr(spec, "to_string", lambda: spec or "")()
+        return op.device
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):

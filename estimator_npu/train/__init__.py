@@ -19,6 +19,7 @@ from estimator_npu.train.checkpoint_io import (CheckpointReader, CheckpointState
 from estimator_npu.train.checkpoint_utils import init_from_checkpoint  # noqa: F401
 from estimator_npu.train.cluster_spec import ClusterSpec  # noqa: F401
 from estimator_npu.train.coordinator import Coordinator, LooperThread  # noqa: F401
+from estimator_npu.train.device_setter import replica_device_setter  # noqa: F401
 from estimator_npu.core.example.example_pb2 import Example, SequenceExample  # noqa: F401
 from estimator_npu.core.example.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa
                                                     FeatureLists, Features, FloatList,
