@@ -28,11 +28,6 @@ gradients, fetches of other plans and ``Session.explain`` see the ops as built. 
   ``dp * 0``). The ``Relu``, ``Greater``, ``Cast`` and ``Mul`` lines pass their inputs on.
   Bit-identical, but for the sign of a zero pooled value when ``a`` holds an exact
   ``-0.0``.
-* **Paired products.** Two ``MatMul``s reading the same tensor (a layer's input gradient
-  ``dy @ w.T`` and weight gradient ``x.T @ dy``), where all the later one reads is ready
-  when the earlier one runs, both run at the earlier one's line, at once on two of the
-  pool's threads with one BLAS thread each, when all four operands are mid-sized (2^15 to
-  2^20 elements). Each is its own kernel on its own operands: the results of one thread.
 * **Masked products.** The ReLU gradient ``Mul(dy, Cast(Greater(y, 0)))`` multiplies
   ``dy`` by the boolean mask directly (numpy converts it to 0/1 exactly as the ``Cast``
   did), in one plan line ``multiply(dy, greater(y, 0))``: the ``Greater`` and ``Cast``
@@ -49,7 +44,6 @@ import numpy as np
 from estimator_npu.engine import precision, threads
 from estimator_npu.engine.registry import Inline, elided
 from estimator_npu.engine.ops import _fast
-from estimator_npu.utils import blas_governor
 
 # Ops whose kernels return a fresh array that no other op or buffer aliases.
 _FRESH = frozenset({"Conv2D", "MatMul"})
@@ -298,67 +292,6 @@ def _mask_products(order, pinned, out):
             break
 
 
-# Operands of fewer elements: a paired product is too small for a hand-off to pay; of
-# more: OpenBLAS's own threads do well there (the tutorial CNN's 3136x1024 dense gradients
-# paired: 0.70-0.83x at load 3, where two identical plans scattered by 0.93x).
-_PAIR_MIN, _PAIR_MAX = 1 << 15, 1 << 20
-
-
-class _Stash(threading.local):
-    value = None
-
-    def take(self):
-        v, self.value = self.value, None
-        return v
-
-
-def _pair(ka, kb, stash):
-    def paired(a0, a1, b0, b1):
-        prev = None
-        sizes = (a0.size, a1.size, b0.size, b1.size)
-        if _PAIR_MIN <= min(sizes) and max(sizes) <= _PAIR_MAX and threads.num_threads() > 1:
-            prev = blas_governor.one_blas_thread()
-        if prev is None:
-            stash.value = kb(b0, b1)
-            return ka(a0, a1)
-        res = [None, None]
-        try:
-            threads.run([lambda: res.__setitem__(1, kb(b0, b1)),
-                         lambda: res.__setitem__(0, ka(a0, a1))])
-        finally:
-            blas_governor.restore_blas(prev)
-        stash.value = res[1]
-        return res[0]
-    return paired
-
-
-def _gemm_pairs(order, ctx, out):
-    """Paired products (module docstring): the MLP's ``dh1`` and ``dW1``, 1.43 ms one after
-    the other with two BLAS threads, 1.10 ms at once (min of 30, load 3.8; see
-    docs/performance.md). An error in either product is reported at the first one's op."""
-    from estimator_npu.engine.ops import math_ops
-    from estimator_npu.engine import registry
-    pos = {op: i for i, op in enumerate(order)}
-    readers = {}
-    for op in order:
-        if op.type == "MatMul" and op not in out and _floats(op):
-            for t in set(op.inputs):
-                readers.setdefault(t, []).append(op)
-    for ops in readers.values():
-        if len(ops) != 2 or ops[0] in out or ops[1] in out:
-            continue
-        a, b = ops
-        between = order[pos[a] + 1:pos[b]]
-        if any(t.op in pos and pos[t.op] >= pos[a] for t in b.inputs) or \
-                any(registry.get(o.type).stateful for o in between):
-            continue  # b reads something not ready at a, or a variable updated in between
-        stash = _Stash()
-        pair = _pair(math_ops._matmul_kernel(a, ctx), math_ops._matmul_kernel(b, ctx), stash)
-        out[a] = Inline("{pair}({0}, {1}, {2}, {3})", list(a.inputs) + list(b.inputs),
-                        pair=pair)
-        out[b] = Inline("{take}()", [], take=stash.take)
-
-
 def kernel_overrides(order, targets, feeds, ctx):
     """``{op: kernel}`` replacing the registry's kernels for some of the plan's ops."""
     if getattr(ctx, "precision_mode", None) in precision.FP16_MODES:
@@ -371,5 +304,4 @@ def kernel_overrides(order, targets, feeds, ctx):
     _paired_pools(order, ctx, out)
     _in_place_epilogues(order, pinned, out)
     _mask_products(order, pinned, out)
-    _gemm_pairs(order, ctx, out)
     return out

@@ -38,7 +38,7 @@ WARMUP = 3
 EXPLICIT = ("ESTIMATOR_NPU_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "MKL_NUM_THREADS")
 
-_state = {"blas": None, "full": None, "mode": 0, "enabled": None, "raw": None}
+_state = {"blas": None, "full": None, "mode": 0, "enabled": None}
 
 
 def _median3(xs):
@@ -163,48 +163,6 @@ def apply(mode):
     _state["mode"] = mode
     for c, n in zip(_state["blas"], _state["full"]):
         c.set_num_threads(1 if mode else n)
-
-
-def _raw_controls():
-    """``[(get, set)]``: OpenBLAS's own thread-count functions (a ctypes call each, ~1 us,
-    against ~10 us through threadpoolctl's checks); empty when they cannot be had."""
-    raw = _state["raw"]
-    if raw is None:
-        raw = []
-        try:
-            from threadpoolctl import ThreadpoolController
-            for c in ThreadpoolController().select(internal_api="openblas").lib_controllers:
-                pair = (c._get_symbol("openblas_get_num_threads"),
-                        c._get_symbol("openblas_set_num_threads"))
-                if c.threading_layer != "pthreads" or None in pair:
-                    raw = []  # OpenMP-threaded OpenBLAS: its limit is per thread
-                    break
-                raw.append(pair)
-        except Exception:  # noqa: BLE001 - no threadpoolctl, or a BLAS it cannot drive
-            raw = []
-        _state["raw"] = raw
-    return raw
-
-
-def one_blas_thread():
-    """For a kernel that runs BLAS products on several of the pool's threads at once: sets
-    numpy's (OpenBLAS) BLAS to one thread and returns the counts ``restore_blas`` gives
-    back, or ``None`` (nothing changed) when it cannot drive the BLAS or when a governor
-    found the machine busy (one BLAS thread was faster: a second core is not free)."""
-    raw = _raw_controls()
-    if not raw or _state["mode"]:
-        return None
-    prev = [get() for get, _ in raw]
-    for (_, set_), n in zip(raw, prev):
-        if n != 1:
-            set_(1)
-    return prev
-
-
-def restore_blas(prev):
-    for (_, set_), n in zip(_raw_controls(), prev):
-        if n != 1:
-            set_(n)
 
 
 def reset():

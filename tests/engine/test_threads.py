@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import estimator_npu as tf
-from estimator_npu.engine import plan_rewrites, threads
+from estimator_npu.engine import threads
 from estimator_npu.train import apply_op
 
 _REAL_RUN = threads.run
@@ -30,7 +30,6 @@ def _train(n_threads, monkeypatch, calls):
     threaded path (im2col, pooling, epilogues, the flat update) really splits."""
     monkeypatch.setattr(threads, "MIN_SIZE", 64)
     monkeypatch.setattr(apply_op, "_SPLIT_MIN", 64)
-    monkeypatch.setattr(plan_rewrites, "_PAIR_MIN", 1)
     _count_runs(monkeypatch, calls, n_threads)
     try:
         with tf.Graph().as_default():
@@ -183,49 +182,3 @@ def test_per_tensor_pieces_balance_over_tensors_below_the_piece_size(monkeypatch
     assert losses == ref_losses
     for a, b in zip(values, ref_vars):
         np.testing.assert_array_equal(a, b)
-
-
-def test_paired_products_run_at_once_with_the_results_of_one_thread(monkeypatch):
-    """A layer's input and weight gradients (``dy @ w.T``, ``x.T @ dy``) run at the same
-    plan line on two threads with one BLAS thread each: the same values as one after the
-    other, for every thread count; BLAS gets its thread count back."""
-    from estimator_npu.utils import blas_governor
-    before = [get() for get, _ in blas_governor._raw_controls()]
-    single, multi = [], []
-    ref = _train_mlp(1, monkeypatch, single)
-    got = _train_mlp(2, monkeypatch, multi)
-    assert max(single, default=1) == 1 and multi.count(2) >= 4, multi  # 4 steps, 1 pair each
-    assert [get() for get, _ in blas_governor._raw_controls()] == before
-    assert got[0] == ref[0]
-    for a, b in zip(got[1], ref[1]):
-        np.testing.assert_array_equal(a, b)
-    monkeypatch.setattr(plan_rewrites, "_gemm_pairs", lambda *a: None)
-    unpaired = _train_mlp(2, monkeypatch, [])
-    assert unpaired[0] == ref[0]
-
-
-def _train_mlp(n_threads, monkeypatch, calls):
-    monkeypatch.setattr(plan_rewrites, "_PAIR_MIN", 1 << 10)  # the 64x48 products pair
-    monkeypatch.setattr(apply_op, "_SPLIT_MIN", 1 << 30)      # and nothing else splits
-    monkeypatch.setattr(threads, "MIN_SIZE", 1 << 30)
-    _count_runs(monkeypatch, calls, n_threads)
-    try:
-        with tf.Graph().as_default():
-            tf.set_random_seed(5)
-            x = tf.placeholder(tf.float32, [None, 48])
-            y = tf.placeholder(tf.int32, [None])
-            net = tf.layers.dense(x, 64, activation=tf.nn.relu)
-            net = tf.layers.dense(net, 48, activation=tf.nn.relu)
-            logits = tf.layers.dense(net, 3)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-                labels=y, logits=logits))
-            train = tf.train.AdamOptimizer(0.01).minimize(loss)
-            rng = np.random.default_rng(8)
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                losses = [sess.run([loss, train], {
-                    x: rng.standard_normal((64, 48)).astype(np.float32),
-                    y: rng.integers(0, 3, 64).astype(np.int32)})[0] for _ in range(4)]
-                return losses, sess.run(tf.global_variables())
-    finally:
-        threads.set_num_threads(None)
