@@ -251,9 +251,11 @@ def test_core_line_budget(layer):
     # plan rewrite, were reverted at merge: 0.89x on the MLP, alternating).
     # +10 issue 12 (zoo5): static_ints folds constant scalar tensors inside a shape list
     # (reshape/random_crop/tile... of [n, n, 3] with n = tf.cast(227, tf.int32)).
-    # +-13516 -> 1, issue 12: engine/device_spec.py (tf.DeviceSpec; nested tf.device
+    # +119 -> 13636, issue 12: engine/device_spec.py (tf.DeviceSpec; nested tf.device
     # scopes merged innermost first as TF does, for tf.train.replica_device_setter).
-    budget = {"engine": 13568, "device": 1200, "hooks": 2500}[layer]
+    # -68 -> 13568: the paired products reverted; +8 -> 13576: numpy object arrays of
+    # numbers feed as TF converts them.
+    budget = {"engine": 13576, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -68,6 +68,14 @@ class _FeedConverter:
                         raise
                     raise ValueError(f"Cannot feed value of dtype {a.dtype} for {self.label}, "
                                      f"which has dtype {self.tensor.dtype.name}: {e}") from None
+            if src == "O" and dst in "biufc" and type(value) is np.ndarray:
+                try:  # a numpy object array of numbers: converted element-wise, as TF does
+                    return self._check_shape(a.astype(self.np_dtype))
+                except (TypeError, ValueError) as e:
+                    if "shape" in str(e):
+                        raise
+                    raise type(e)(f"Cannot feed value of dtype object for {self.label}, "
+                                  f"which has dtype {self.tensor.dtype.name}: {e}") from None
             python_ints = src in "iu" and dst in "iu" and type(value) is not np.ndarray \
                 and not isinstance(value, np.generic)   # [1, 2] fed to uint8: range-checked
             if src == "f" and dst in "iu" and _whole(a):

@@ -466,3 +466,27 @@ def test_fetching_a_numpy_array_is_a_type_error_naming_it():
             sess.run(np.array(5))
         with pytest.raises(TypeError, match="invalid type"):
             sess.run([np.zeros(2)])
+
+
+def test_numpy_object_arrays_of_numbers_feed_as_tf_converts_them():
+    # TF 2.15 (checked): np.array([1, 2], dtype=object) fed to int32 gives [1, 2]; [1.5, 2]
+    # is truncated to [1, 2]; a float32 placeholder takes [1.5, 2.0]; 'a' is a ValueError,
+    # object() a TypeError
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.int32, [None], name="ids")
+        f = tf.placeholder(tf.float32, [None], name="vals")
+        y, z = x * 2, f * 2
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(
+                sess.run(y, {x: np.array([1, 2], dtype=object)}), [2, 4])
+            np.testing.assert_array_equal(
+                sess.run(y, {x: np.array([1.5, 2], dtype=object)}), [2, 4])
+            np.testing.assert_allclose(
+                sess.run(z, {f: np.array([1.5, 2], dtype=object)}), [3.0, 4.0])
+            with pytest.raises(ValueError, match="dtype object for placeholder 'ids'.*'a'"):
+                sess.run(y, {x: np.array(["a", 2], dtype=object)})
+            with pytest.raises(TypeError, match="dtype object for placeholder 'ids'"):
+                sess.run(y, {x: np.array([object()], dtype=object)})
+            with pytest.raises(ValueError, match="shape \\(2, 1\\) for placeholder 'ids'"):
+                sess.run(y, {x: np.array([[1], [2]], dtype=object)})
