@@ -5,7 +5,8 @@ default ``/tmp/tf215/bin/python``) and asserts it exits 0; without one the test 
 saying why. Tests write what TF should read into ``tmp_path`` and read back what it wrote.
 
 ``gradcheck`` is the finite-difference checker of tests/engine/gradcheck.py, for tests of
-other folders."""
+other folders. ``aliases`` installs the ``tensorflow`` / ``npu_bridge`` module aliases
+(``estimator_npu.compat.install()``) for the test and removes them after."""
 import importlib.util
 import os
 import pathlib
@@ -70,3 +71,13 @@ def gradcheck():
         sys.modules[name] = module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+@pytest.fixture
+def aliases():
+    from estimator_npu import compat
+    compat.install()
+    try:
+        yield
+    finally:
+        compat.uninstall()

@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-from estimator_npu import compat
 from estimator_npu.datasets import mnist
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -60,10 +59,3 @@ def run_script():
     return _run_script
 
 
-@pytest.fixture
-def aliases():
-    compat.install()
-    try:
-        yield
-    finally:
-        compat.uninstall()

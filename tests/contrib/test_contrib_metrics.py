@@ -48,16 +48,6 @@ def test_unknown_contrib_metric_names_raise_does_not_implement():
         tf.contrib.metrics.streaming_covariance  # noqa: B018
 
 
-@pytest.fixture
-def aliases():
-    from estimator_npu import compat
-    compat.install()
-    try:
-        yield
-    finally:
-        compat.uninstall()
-
-
 def test_layers_utils_collect_named_outputs_and_convert_collection_to_dict(aliases):
     # Slim-style layer code ends with utils.collect_named_outputs(outputs_collections,
     # sc.name, outputs); TF keeps the alias ('scope', trailing '/' dropped) for

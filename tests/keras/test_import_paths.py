@@ -1,17 +1,6 @@
 """The module paths TF1 scripts import tf.keras from resolve to estimator_npu.keras."""
 import pytest
 
-from estimator_npu import compat
-
-
-@pytest.fixture
-def aliases():
-    compat.install()
-    try:
-        yield
-    finally:
-        compat.uninstall()
-
 
 def test_keras_import_paths(aliases):
     import estimator_npu.keras as ours
