@@ -18,6 +18,7 @@ import re
 import threading
 
 from estimator_npu.engine import dtypes as _dtypes
+from estimator_npu.engine.device_spec import DeviceSpec
 from estimator_npu.engine.shape import TensorShape, as_shape
 
 
@@ -289,7 +290,6 @@ class Graph:
         """The device the open ``device`` scopes give ``op``, as TF applies them: innermost
         first, a string filling in only the fields the inner scopes left unset, a function
         seeing the device so far as ``op.device``; ``device(None)`` stops the walk."""
-        from estimator_npu.engine.device_spec import DeviceSpec
         for spec in reversed(self.__dict__.get("_device_stack", ())):
             if spec is None:
                 break
