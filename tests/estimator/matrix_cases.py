@@ -15,6 +15,7 @@ The data and models are tiny and deterministic (zero-initialized linear model, f
 """
 import glob
 import logging
+import math
 import os
 import re
 import tempfile
@@ -460,4 +461,30 @@ def all_scenarios():
     out["predict"] = predict_scenario
     out.update({f"tae/{n}": (lambda tf, lg, n=n: tae_scenario(tf, n, lg)) for n in TAE})
     out["warm_start"] = warm_start_scenario
+    return out
+
+
+def differences(got, want, path="", out=None):
+    """Paths where ``got`` and ``want`` differ (floats to 1e-4 relative)."""
+    out = [] if out is None else out
+    if isinstance(want, float) or isinstance(got, float):
+        if not (isinstance(got, (int, float)) and isinstance(want, (int, float))
+                and not isinstance(got, bool)
+                and (math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-5)
+                     or (math.isnan(got) and math.isnan(want)))):
+            out.append(f"{path}: {got!r} != {want!r}")
+    elif isinstance(want, dict) and isinstance(got, dict):
+        for key in sorted(set(want) | set(got)):
+            if key not in got or key not in want:
+                out.append(f"{path}/{key}: {'missing' if key not in got else 'extra'}")
+            else:
+                differences(got[key], want[key], f"{path}/{key}", out)
+    elif isinstance(want, list) and isinstance(got, list):
+        if len(got) != len(want):
+            out.append(f"{path}: length {len(got)} != {len(want)}: {got!r} != {want!r}")
+        else:
+            for i, (g, w) in enumerate(zip(got, want)):
+                differences(g, w, f"{path}[{i}]", out)
+    elif got != want:
+        out.append(f"{path}: {got!r} != {want!r}")
     return out

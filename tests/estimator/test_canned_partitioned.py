@@ -23,7 +23,7 @@ def _load(name):
 
 
 case = _load("canned_cases")
-differences = _load("test_estimator_matrix").differences
+differences = _load("matrix_cases").differences
 GOLDEN = json.loads((HERE / "golden" / "estimator_matrix_tf215.json").read_text())
 
 

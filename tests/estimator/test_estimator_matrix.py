@@ -6,7 +6,6 @@ evaluate / predict / train_and_evaluate / warm start; and the user-hook and inpu
 scenarios of ``hooks_cases.py``."""
 import importlib.util
 import json
-import math
 import pathlib
 
 import pytest
@@ -28,32 +27,6 @@ SCENARIOS = dict(case.all_scenarios(), **_load("hooks_cases").all_scenarios())
 GOLDEN = json.loads((HERE / "golden" / "estimator_matrix_tf215.json").read_text())
 
 
-def differences(got, want, path="", out=None):
-    """Paths where ``got`` and ``want`` differ (floats to 1e-4 relative)."""
-    out = [] if out is None else out
-    if isinstance(want, float) or isinstance(got, float):
-        if not (isinstance(got, (int, float)) and isinstance(want, (int, float))
-                and not isinstance(got, bool)
-                and (math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-5)
-                     or (math.isnan(got) and math.isnan(want)))):
-            out.append(f"{path}: {got!r} != {want!r}")
-    elif isinstance(want, dict) and isinstance(got, dict):
-        for key in sorted(set(want) | set(got)):
-            if key not in got or key not in want:
-                out.append(f"{path}/{key}: {'missing' if key not in got else 'extra'}")
-            else:
-                differences(got[key], want[key], f"{path}/{key}", out)
-    elif isinstance(want, list) and isinstance(got, list):
-        if len(got) != len(want):
-            out.append(f"{path}: length {len(got)} != {len(want)}: {got!r} != {want!r}")
-        else:
-            for i, (g, w) in enumerate(zip(got, want)):
-                differences(g, w, f"{path}[{i}]", out)
-    elif got != want:
-        out.append(f"{path}: {got!r} != {want!r}")
-    return out
-
-
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_matches_tf(name):
     want = GOLDEN["scenarios"][name]
@@ -64,7 +37,7 @@ def test_scenario_matches_tf(name):
         # the failed run (steps, files, log, events) is compared.
         assert got["hook"][-1][0] == "end"
         got["hook"] = got["hook"][:-1]
-    diff = differences(json.loads(json.dumps(got)), want)
+    diff = case.differences(json.loads(json.dumps(got)), want)
     assert not diff, "\n".join(diff[:40])
 
 
@@ -72,5 +45,5 @@ def test_differences_sees_a_change():
     want = GOLDEN["scenarios"]["train/keep_max2"]
     changed = json.loads(json.dumps(want))
     changed["files"] = changed["files"][1:]
-    assert differences(changed, want)
-    assert not differences(want, want)
+    assert case.differences(changed, want)
+    assert not case.differences(want, want)
