@@ -16,6 +16,9 @@ Modules:
 * ``hccl``: gradient segments (``set_split_strategy_by_size`` / ``_by_idx``).
 * ``sync``: ``broadcast_variables``.
 * ``launcher``: the ``estimator-npu-run -n N script.py`` console script.
+* ``strategy``: ``tf.distribute``'s one-replica strategies (``MirroredStrategy`` on a
+  host without GPUs, ``OneDeviceStrategy``), ``ReduceOp``, ``InputContext``, the scope
+  and replica-context queries.
 
 The optimizer wrapper (``train.distributed_optimizer.NPUDistributedOptimizer``) and the
 broadcast hook (``hooks.broadcast_hook.NPUBroadcastGlobalVariablesHook``) live in the
@@ -27,10 +30,16 @@ from estimator_npu.distribute.collective import (get_backend, is_distributed,  #
                                                  use_backend)
 from estimator_npu.distribute.ops import allgather, allreduce, broadcast  # noqa: F401
 from estimator_npu.distribute.sync import broadcast_variables  # noqa: F401
+from estimator_npu.distribute.strategy import (InputContext, MirroredStrategy,  # noqa: F401
+                                               OneDeviceStrategy, ReduceOp, ReplicaContext,
+                                               Strategy, get_replica_context, get_strategy,
+                                               has_strategy, in_cross_replica_context)
 
 __all__ = ["rank", "size", "local_rank", "local_size", "is_distributed", "allreduce",
            "broadcast", "allgather", "broadcast_variables", "get_backend", "use_backend",
-           "collective", "hccl"]
+           "collective", "hccl", "Strategy", "MirroredStrategy", "OneDeviceStrategy",
+           "ReduceOp", "InputContext", "ReplicaContext", "get_strategy", "has_strategy",
+           "get_replica_context", "in_cross_replica_context"]
 
 
 def _register_op_families():

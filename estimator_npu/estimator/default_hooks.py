@@ -47,7 +47,7 @@ def training_hooks(config, model_dir, spec, global_step, user_hooks, saving_list
         config: the ``RunConfig``.
         model_dir: where checkpoints and summaries go.
         spec: the TRAIN ``EstimatorSpec``.
-        global_step: the global step variable.
+        global_step: the global step variable (a read of it under a distribution strategy).
         user_hooks: hooks given to ``train`` (a ``StopAtStepHook`` among them).
         saving_listeners: ``CheckpointSaverListener``s for the checkpoint hook.
         total_steps: the number of steps this call will run, when known (progress).

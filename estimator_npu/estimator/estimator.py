@@ -11,6 +11,7 @@ whose session creator restores the latest checkpoint of ``model_dir`` (or initia
 warm-starting on a fresh start). No subclassing is needed: behaviour comes from
 ``model_fn``, ``RunConfig``, ``params`` and hooks.
 """
+import contextlib
 import copy
 import math
 import numbers
@@ -22,7 +23,9 @@ import numpy as np
 from estimator_npu import errors
 from estimator_npu.train.npu_optimizer import NPU_OPTIMIZERS
 from estimator_npu.distribute import collective
+from estimator_npu.distribute.strategy import replica_scope
 from estimator_npu.engine.graph import Graph, GraphKeys, get_default_graph
+from estimator_npu.engine.ops import array_ops
 from estimator_npu.estimator import default_hooks, evaluation, export, train_loop
 from estimator_npu.estimator.inputs import call_input_fn, parse_input_fn_result
 from estimator_npu.estimator.model_fn import ModeKeys
@@ -188,12 +191,19 @@ class Estimator:
     def _build(self, input_fn, mode):
         """Global step, input_fn, model_fn in the default graph: ``(spec, input hooks)``."""
         global_step = training_util.get_or_create_global_step()
-        result = call_input_fn(input_fn, mode, self.params, self._config)
+        strategy = {ModeKeys.TRAIN: self._config.train_distribute,
+                    ModeKeys.EVAL: self._config.eval_distribute}.get(mode)
+        result = call_input_fn(input_fn, mode, self.params, self._config, strategy)
         features, labels, input_hooks = parse_input_fn_result(result)
         if mode == ModeKeys.PREDICT:
             labels = None
-        spec = call_model_fn(self._model_fn, features, labels, mode, self.params,
-                             self._config)
+        with (replica_scope(strategy) if strategy is not None else contextlib.nullcontext()):
+            spec = call_model_fn(self._model_fn, features, labels, mode, self.params,
+                                 self._config)
+        if strategy is not None:
+            # TF reads the mirrored global step as an ordinary read, before the update
+            # of the same run: its logged and hook-fetched steps start at 0
+            global_step = array_ops.identity(global_step)
         if mode == ModeKeys.TRAIN:
             # An NPUOptimizer's is_tailing_optimization must agree with the run config's.
             tailing = getattr(self._config, "is_tailing_optimization", None)

@@ -1,6 +1,7 @@
 """Calling ``input_fn`` and reading what it returns.
 
-``input_fn`` may declare any of ``params``, ``mode``, ``config`` (it gets those) and must
+``input_fn`` may declare any of ``params``, ``mode``, ``config`` (it gets those; under a
+``RunConfig`` distribution strategy also ``input_context``) and must
 return either a ``Dataset`` — wrapped here in an initializable iterator, whose initializer
 a hook runs right after the session is created (and which the device loop can drive) —
 or ``(features, labels)``, or ``features`` alone. A dataset element is likewise
@@ -9,10 +10,11 @@ or ``(features, labels)``, or ``features`` alone. A dataset element is likewise
 import numpy as np
 
 from estimator_npu import data
+from estimator_npu.distribute.strategy import InputContext
 from estimator_npu.engine.graph import Operation, Tensor
 from estimator_npu.estimator.model_fn_call import fn_args
 from estimator_npu.hooks.session_run_hook import PRIORITY_WRITER, SessionRunHook
-from estimator_npu.utils import nest, validation
+from estimator_npu.utils import logging, nest, validation
 
 INPUT_FN_ARGS = ("params", "mode", "config")
 
@@ -29,12 +31,19 @@ class DatasetInitializerHook(SessionRunHook):
         session.run(self.iterator.initializer)
 
 
-def call_input_fn(input_fn, mode, params, config):
-    """Calls ``input_fn`` with the arguments it declares among ``params, mode, config``."""
+def call_input_fn(input_fn, mode, params, config, strategy=None):
+    """Calls ``input_fn`` with the arguments it declares among ``params, mode, config``,
+    and, under a distribution strategy, ``input_context`` (as TF's Estimator does)."""
     validation.check_callable("input_fn", input_fn)
     names = fn_args(input_fn)
     values = {"params": params, "mode": mode, "config": config}
-    return input_fn(**{k: values[k] for k in INPUT_FN_ARGS if k in names})
+    kwargs = {k: values[k] for k in INPUT_FN_ARGS if k in names}
+    if strategy is not None and "input_context" in names:
+        logging.info("The `input_fn` accepts an `input_context` which will be given by "
+                     "DistributionStrategy")
+        kwargs["input_context"] = InputContext(
+            num_replicas_in_sync=strategy.num_replicas_in_sync)
+    return input_fn(**kwargs)
 
 
 def _check_tensors(what, structure):

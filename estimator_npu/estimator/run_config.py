@@ -17,7 +17,7 @@ import os
 import attr
 
 from estimator_npu.engine.config_pb import ConfigProto
-from estimator_npu.utils import validation
+from estimator_npu.utils import logging, validation
 
 USE_DEFAULT = "<use default>"
 _STEPS, _SECS = "save_checkpoints_steps", "save_checkpoints_secs"
@@ -116,6 +116,9 @@ class RunConfig:
         if self.worker_index >= self.num_workers:
             raise ValueError(f"worker_index must be < num_workers ({self.num_workers}), got "
                              f"{self.worker_index}")
+        if self.train_distribute is not None or self.eval_distribute is not None:
+            logging.info("Initializing RunConfig with distribution strategies.")
+            logging.info("Not using Distribute Coordinator.")
 
     def replace(self, **kwargs):
         """A copy with ``kwargs`` changed (setting one checkpoint interval clears the other).
@@ -206,6 +209,8 @@ def logged_config(config):
         if name == "session_config":
             value = _Raw(_TF_DEFAULT_SESSION_CONFIG if value is None else str(value))
         values["_" + name] = value
+    if config.train_distribute is not None or config.eval_distribute is not None:
+        values["_distribute_coordinator_mode"] = None
     base = {a.name for a in attr.fields(RunConfig)}
     for field in attr.fields(type(config)):
         if field.name not in base and not field.name.startswith("_"):
