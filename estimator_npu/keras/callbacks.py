@@ -25,7 +25,7 @@ def format_logs(logs):
 class Progbar:
     """``verbose=1``: ``n/N [=====>....] - ETA`` while it runs (on a terminal), then
     ``N/N [==============================] - 0s 152us/sample - loss: ...``;
-    ``verbose=2``: only ``N/N - 0s - loss: ...`` at the end."""
+    ``verbose=2``: only ``N/N - 0s - loss: ... - 36ms/epoch - 448us/sample`` at the end."""
 
     def __init__(self, target, verbose=1, width=30, steps=False):
         self.target, self.verbose, self.width = target, verbose, width
@@ -56,18 +56,27 @@ class Progbar:
         elapsed = time.time() - self.start
         if self.target is None:
             self.target = getattr(self, "current", 0)
+        per = elapsed / max(self.target, 1)
+        what = "step" if self.steps else "sample"
         if self.verbose == 1:
-            per = elapsed / max(self.target, 1)
-            unit = f"{per * 1e6:.0f}us" if per < 1e-3 else f"{per * 1e3:.0f}ms" \
-                if per < 1 else f"{per:.0f}s"
-            what = "step" if self.steps else "sample"
-            line = f"{self._bar(self.target)} - {elapsed:.0f}s {unit}/{what} - " \
+            line = f"{self._bar(self.target)} - {elapsed:.0f}s{_per_unit(per, what)} - " \
                    f"{format_logs(logs)}"
             sys.stdout.write(("\r" if self._tty else "") + line + "\n")
         else:
+            # as TF 2.15's Keras: the epoch's time and the time per sample (or step) last
             sys.stdout.write(f"{self.target}/{self.target} - {elapsed:.0f}s - "
-                             f"{format_logs(logs)}\n")
+                             f"{format_logs(logs)} -{_per_unit(elapsed, 'epoch')} -"
+                             f"{_per_unit(per, what)}\n")
         sys.stdout.flush()
+
+
+def _per_unit(seconds, unit):
+    """`` 6ms/sample``: Keras's rounding to whole s, ms or us."""
+    if seconds >= 1 or seconds == 0:
+        return f" {seconds:.0f}s/{unit}"
+    if seconds >= 1e-3:
+        return f" {seconds * 1e3:.0f}ms/{unit}"
+    return f" {seconds * 1e6:.0f}us/{unit}"
 
 
 class Callback:

@@ -118,8 +118,8 @@ class Model(Network):
             data = (xs, ys, sws)
 
             def epoch(inner):
-                order = np.random.permutation(inner.n) if shuffle else None
-                return array_batches(xs, ys, sws, batch_size, order)
+                return array_batches(xs, ys, sws, batch_size,
+                                     _epoch_order(inner.n, shuffle, batch_size))
         return _Arrays(), len(xs[0])
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
@@ -272,14 +272,32 @@ class Model(Network):
 
 
 class _Fixed:
-    """Validation arrays, in order, by ``batch_size``."""
+    """Validation arrays by ``batch_size`` (in fit: shuffled, as TF's)."""
 
     def __init__(self, xs, ys, sws, batch_size):
         self.xs, self.ys, self.sws, self.batch_size = xs, ys, sws, batch_size
         self.n = len(xs[0])
 
     def epoch(self):
-        return array_batches(self.xs, self.ys, self.sws, self.batch_size)
+        # TF's v1 loop shuffles the validation samples too (its test loop inside fit keeps
+        # model_iteration's default shuffle=True): the same draws from numpy's global RNG,
+        # so the next epoch's training order is TF's
+        return array_batches(self.xs, self.ys, self.sws, self.batch_size,
+                             _epoch_order(self.n, True, self.batch_size))
+
+
+def _epoch_order(n, shuffle, batch_size):
+    """The sample order of one epoch, drawn as TF's Keras draws it from numpy's global RNG:
+    a permutation (``shuffle=True``), whole batches permuted with the last partial batch
+    kept at the end (``shuffle="batch"``), or None (in order)."""
+    if not shuffle:
+        return None
+    if shuffle == "batch":
+        full = n // batch_size * batch_size
+        blocks = np.arange(full).reshape(-1, batch_size)
+        np.random.shuffle(blocks)
+        return np.append(blocks.ravel(), np.arange(full, n))
+    return np.random.permutation(n)
 
 
 def _class_weights(y, class_weight):

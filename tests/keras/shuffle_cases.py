@@ -1,0 +1,55 @@
+"""Keras ``fit`` sample orders drawn from numpy's global RNG, written for TF 2.15 and
+estimator_npu alike (``run(tf)``): ``shuffle=True`` with ``validation_split`` (TF's loop
+shuffles the validation samples too, so the next epoch's order depends on it),
+``validation_data`` with ``shuffle="batch"`` and a partial last batch, and shuffling
+without validation. Each case records the History, the trained weights and the next draw
+of numpy's RNG after fit (the same RNG state). Recorded from TF by
+``tools/record_keras_shuffle.py`` into ``golden/keras_shuffle_tf215.json``."""
+import contextlib
+import io
+import re
+
+import numpy as np
+
+
+def _data(n):
+    rng = np.random.RandomState(7)
+    x = rng.rand(n, 4).astype(np.float32)
+    return x, (x.sum(1) > 2).astype(np.int64)
+
+
+def _case(tf, n, epochs, batch_size, **fit_args):
+    tf.keras.backend.clear_session()
+    x, y = _data(n)
+    np.random.seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(8, activation="relu", input_shape=(4,),
+                              kernel_initializer=tf.keras.initializers.Constant(0.3)),
+        tf.keras.layers.Dense(2, activation="softmax",
+                              kernel_initializer=tf.keras.initializers.Constant(0.2))])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.05),
+                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    if "validation_data" in fit_args:
+        vx, vy = _data(n + 13)
+        fit_args["validation_data"] = (vx[n:], vy[n:])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        history = model.fit(x, y, batch_size=batch_size, epochs=epochs, verbose=2,
+                            **fit_args)
+    lines = [re.sub(r"\d+(ms|us|s)/", "T/", re.sub(r" - \d+s - ", " - Ts - ", line))
+             for line in out.getvalue().splitlines() if " - " in line]
+    return {
+        "history": {k: [round(float(v), 5) for v in vs]
+                    for k, vs in sorted(history.history.items())},
+        "weights": [round(float(w.sum()), 4) for w in model.get_weights()],
+        "next_draw": float(np.random.rand()),
+        "epoch_lines": [re.sub(r"\d\.\d{4}", "X", line) for line in lines],
+    }
+
+
+def run(tf):
+    return {
+        "split_shuffle": _case(tf, 60, 3, 16, validation_split=0.25, shuffle=True),
+        "data_batch_shuffle": _case(tf, 50, 3, 16, validation_data=True, shuffle="batch"),
+        "shuffle_only": _case(tf, 50, 2, 16, shuffle=True),
+    }
