@@ -249,7 +249,8 @@ class FlatState:
         self.groups = ()
         self.scalar_state = {}
         self.global_step = None
-        self.repeats = ()  # [(grad arg, param, state, work)]: later listings of a variable
+        # later listings of a variable: [(grad arg or None, packed grad, param, state, work)]
+        self.repeats = ()
 
     def valid(self):
         for store, arr in self.watch:
@@ -303,10 +304,14 @@ class FlatState:
         where = {i: (g, j) for g, (_, idx) in zip(groups, by_dtype.items())
                  for j, i in enumerate(idx)}
         n_vars = len(self.var_stores)
-        self.repeats = [(first_grad_arg + n_vars + r,) + where[i][0].tensor_args(where[i][1],
-                                                                                rule)
-                        for r, i in enumerate(self.op.attrs.get("repeat_vars", ()))
-                        if i in where]  # (an empty variable is not packed)
+        packed = self.op.attrs.get("packed_repeats", False)  # reuse the hooked gradient
+        self.repeats = []
+        for r, i in enumerate(self.op.attrs.get("repeat_vars", ())):
+            if i in where:  # (an empty variable is not packed)
+                grp, j = where[i]
+                self.repeats.append(
+                    (None, grp.grad_views[j]) if packed else (first_grad_arg + n_vars + r, None))
+                self.repeats[-1] += grp.tensor_args(j, rule)
         if self.gs_store is not None:
             self.global_step = self._check_initialized(self.gs_store)
             watch.append((self.gs_store, self.global_step))
@@ -404,8 +409,8 @@ def _apply_kernel(op, ctx):
                             for k, a, b, p, s, w in mine] for mine in parts])
         else:
             _apply_ranges(op, groups, rule, ranges, hyper)
-        for k, param, state, work in st.repeats:
-            rule.update(param, args[k], state, hyper, work)
+        for k, packed, param, state, work in st.repeats:
+            rule.update(param, packed if k is None else args[k], state, hyper, work)
         if finish is not None:
             finish(st.scalar_state, hyper)
         st.calls += 1

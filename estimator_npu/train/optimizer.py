@@ -217,21 +217,29 @@ class Optimizer:
             The ``ApplyUpdates`` operation.
 
         Raises:
-            ValueError: empty input, no gradient at all, or a variable listed twice
-                together with ``grad_hook``.
+            ValueError: empty input, no gradient at all, or a variable listed twice with
+                different gradients together with ``grad_hook``.
             TypeError: an entry is not a ``(tensor, variable)`` pair.
 
         A variable listed more than once (``minimize(loss, var_list=[w, b, b])``) is
         updated once per listing, as TF 1.x does: the rule runs again on it with each
         later gradient, in list order, after the op's other updates and before the
-        shared scalars (Adam's ``beta1_power`` ...) advance, once.
+        shared scalars (Adam's ``beta1_power`` ...) advance, once. With ``grad_hook`` each
+        later listing must name the same gradient tensor and is updated again with the
+        hooked (e.g. averaged) gradient.
         """
         pairs, repeats = _first_listings(self._check_grads_and_vars(grads_and_vars))
-        if repeats and grad_hook is not None:
-            raise ValueError(
-                f"apply_gradients: variable {repeats[0][1].op.name} is listed more than "
-                "once in grads_and_vars, which is not supported together with grad_hook "
-                "(the hook sees one gradient per variable)")
+        # with a grad_hook (an all-reduce) a later listing reuses its variable's packed,
+        # hooked gradient: only when it lists the very same tensor (what minimize makes)
+        packed_repeats = grad_hook is not None
+        if packed_repeats:
+            first_grad = {v.op: g for g, v in pairs}
+            for g, v in repeats:
+                if g is not first_grad[v.op]:
+                    raise ValueError(
+                        f"apply_gradients: variable {v.op.name} is listed more than once "
+                        "with different gradients, which is not supported together with "
+                        "grad_hook (the hook sees one gradient per variable)")
         var_list = [v for _, v in pairs]
         graph = var_list[0].graph
         hyper = {k: (v() if callable(v) and not hasattr(v, "_as_tensor") else v)
@@ -275,7 +283,7 @@ class Optimizer:
                                 for _, _, v in sparse], cond, dyn_names, dyn_tensors, static,
             (name or self._name) + "/sparse")] if sparse else []
         inputs += dyn_tensors
-        inputs += [g for g, _ in pairs] + [g for g, _ in repeats]
+        inputs += [g for g, _ in pairs] + ([] if packed_repeats else [g for g, _ in repeats])
         gs_op = None
         if global_step is not None:
             gs_op = _var_op(global_step)
@@ -292,7 +300,8 @@ class Optimizer:
                  "dynamic_hyper": dyn_names, "has_condition": condition is not None,
                  "grad_hook": grad_hook,
                  "repeat_vars": [[u.op for u in var_list].index(v.op)
-                                 for _, v in repeats]}
+                                 for _, v in repeats],
+                 "packed_repeats": packed_repeats}
         with graph.control_dependencies(deps):
             update = make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
                              name=name or self._name)

@@ -119,3 +119,30 @@ def test_graph_def_export_has_one_update_per_listing():
         names = [n.name for n in g.as_graph_def().node if n.op == "ApplyRMSProp"]
     assert sorted(names) == ["train/update_b/ApplyRMSProp", "train/update_b_1/ApplyRMSProp",
                              "train/update_w/ApplyRMSProp"]
+
+
+@pytest.mark.parametrize("ranges", [False, True], ids=["whole", "ranges"])
+def test_grad_hook_gradient_serves_every_listing(ranges):
+    """With a grad_hook (the distributed optimizer's all-reduce) each listing is updated
+    with the hooked gradient, as TF would all-reduce each listed gradient."""
+    def halve(flat, layouts):
+        for f in flat:
+            f *= 0.5
+        if ranges:   # the tailing form: update range by range
+            return iter([(0, 0, 2), (0, 2, layouts[0].size)])
+        return None
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(np.float32([1.0, 2.0, 3.0]), name="w")
+        b = tf.Variable(np.float32([1.0]), name="b")
+        loss = tf.reduce_sum(w * w) + tf.reduce_sum(b)
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        gv = opt.compute_gradients(loss, var_list=[w, b, w])
+        op = opt.apply_gradients(gv, grad_hook=halve)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(op)
+            got_w, got_b = sess.run([w, b])
+    # d/dw = 2w, halved = w; two updates of lr * w each
+    np.testing.assert_allclose(got_w, np.float32([1.0, 2.0, 3.0]) * (1 - 2 * 0.1), rtol=1e-6)
+    np.testing.assert_allclose(got_b, [1.0 - 0.1 * 0.5], rtol=1e-6)
