@@ -146,3 +146,30 @@ def test_grad_hook_gradient_serves_every_listing(ranges):
     # d/dw = 2w, halved = w; two updates of lr * w each
     np.testing.assert_allclose(got_w, np.float32([1.0, 2.0, 3.0]) * (1 - 2 * 0.1), rtol=1e-6)
     np.testing.assert_allclose(got_b, [1.0 - 0.1 * 0.5], rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: tf.train.AdamOptimizer(0.1),
+                                  lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5)],
+                         ids=["adam", "rmsprop"])
+def test_real_tf_runs_the_exported_graph_to_our_values(make, tmp_path):
+    """Real TF imports our GraphDef of minimize(var_list=[w, b, b]) and, running its train
+    op, gets our values (runs only where TF is; skips saying why otherwise)."""
+    from tests.train.test_real_tf_interop import _run_tf
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(np.float32([[1.0, -2.0]]), name="w")
+        b = tf.Variable(np.float32([0.5]), name="b")
+        x = tf.constant(np.float32([[1.0], [2.0]]))
+        loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b - 1.0))
+        train = make().minimize(loss, var_list=[w, b, b], name="train")
+        init = tf.global_variables_initializer()
+        assert init.name == "init"
+        tf.train.write_graph(g, str(tmp_path), "g.pb", as_text=False)
+        with tf.Session() as sess:
+            sess.run(init)
+            for _ in range(3):
+                sess.run(train)
+            ours = {"w": sess.run(w), "b": sess.run(b)}
+    theirs = _run_tf("run_train_graph.py", str(tmp_path / "g.pb"), "3", "w", "b")
+    for name, value in ours.items():
+        np.testing.assert_allclose(theirs[name], value, rtol=1e-5, err_msg=name)
