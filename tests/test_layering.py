@@ -75,6 +75,10 @@ ALLOWED = {
                           "functions, kept as a lazy alias (PEP 562) after they moved up",
     ("keras", "compat"): "tf.keras's 'does not implement tf.keras.X (yet)' error "
                          "(compat.missing, which imports nothing of the project)",
+    ("estimator", "compat"): "contrib.learn's Experiment (estimator/experiment.py) raises the "
+                             "'does not implement tf.contrib.learn.X (yet)' error for export "
+                             "strategies and servers (compat.missing imports nothing of the "
+                             "project)",
     ("npu", "keras"): "npu/keras_to_npu.model_to_npu_estimator (the adapter's name) runs "
                       "tf.keras.estimator.model_to_estimator's model_fn in an NPUEstimator; "
                       "keras imports nothing of npu",

@@ -118,6 +118,13 @@ TARGETS = {
     "tensorflow.contrib.learn.python.learn.datasets.mnist": ["estimator_npu.datasets.mnist"],
     "tensorflow.contrib.learn.python.learn.datasets.base": [
         "estimator_npu.contrib.learn.datasets_base"],
+    "tensorflow.contrib.learn.python.learn.run_config": ["estimator_npu.contrib.learn.run_config"],
+    "tensorflow.contrib.learn.python.learn.estimators": ["estimator_npu.contrib.learn"],
+    "tensorflow.contrib.learn.python.learn.estimators.run_config": [
+        "estimator_npu.contrib.learn.run_config"],
+    "tensorflow.contrib.learn.python.learn.learn_runner": [
+        "estimator_npu.contrib.learn.learn_runner"],
+    "tensorflow.contrib.learn.python.learn.experiment": ["estimator_npu.contrib.learn"],
     "tensorflow.contrib.slim.python": [],
     "tensorflow.contrib.slim.python.slim": [],
     "tensorflow.contrib.slim.python.slim.data": [],

@@ -24,6 +24,7 @@ Per call::
         for (group, start, stop) in r: rule.update(slices [start:stop] of that group)
     else:
         rule.update(...) per group (flat) or per variable (per tensor)
+    rule.update(...) again per later listing of a variable (``var_list=[w, b, b]``)
     rule.finish(shared scalars, hyper); global_step += 1
     return True
 
@@ -154,16 +155,20 @@ class _Group:
         self.grad = np.zeros(self.layout.size, self.param.dtype)
         self.grad_views = self.layout.views(self.grad)
 
-    def make_per_tensor(self, rule):
+    def tensor_args(self, i, rule):
+        """``(param, state, work)`` views of the group's ``i``-th variable."""
         lay = self.layout
-        self.per_tensor = []
-        for i, (view, name) in enumerate(zip(lay.views(self.param), lay.names)):
-            a, b = lay.offsets[i], lay.offsets[i] + lay.sizes[i]
-            state = {k: (v[a:b].reshape(view.shape) if v.ndim else v)
-                     for k, v in self.state.items()}
-            scratch = [t[a:b].reshape(view.shape) for t in self.work["scratch"]]
-            work = rule.workspace(view, Layout([name], [view.shape]), scratch=scratch)
-            self.per_tensor.append((self.grad_args[i], view, state, work))
+        a, b = lay.offsets[i], lay.offsets[i] + lay.sizes[i]
+        view = self.param[a:b].reshape(lay.shapes[i])
+        state = {k: (v[a:b].reshape(view.shape) if v.ndim else v)
+                 for k, v in self.state.items()}
+        scratch = [t[a:b].reshape(view.shape) for t in self.work["scratch"]]
+        return view, state, rule.workspace(view, Layout([lay.names[i]], [view.shape]),
+                                           scratch=scratch)
+
+    def make_per_tensor(self, rule):
+        self.per_tensor = [(self.grad_args[i],) + self.tensor_args(i, rule)
+                           for i in range(len(self.layout.names))]
         self.split = (None, None)
 
     def tensor_pieces(self, rule):
@@ -244,6 +249,8 @@ class FlatState:
         self.groups = ()
         self.scalar_state = {}
         self.global_step = None
+        # later listings of a variable: [(grad arg or None, packed grad, param, state, work)]
+        self.repeats = ()
 
     def valid(self):
         for store, arr in self.watch:
@@ -294,6 +301,17 @@ class FlatState:
                 g.make_flat()
             else:
                 g.make_per_tensor(rule)
+        where = {i: (g, j) for g, (_, idx) in zip(groups, by_dtype.items())
+                 for j, i in enumerate(idx)}
+        n_vars = len(self.var_stores)
+        packed = self.op.attrs.get("packed_repeats", False)  # reuse the hooked gradient
+        self.repeats = []
+        for r, i in enumerate(self.op.attrs.get("repeat_vars", ())):
+            if i in where:  # (an empty variable is not packed)
+                grp, j = where[i]
+                self.repeats.append(
+                    (None, grp.grad_views[j]) if packed else (first_grad_arg + n_vars + r, None))
+                self.repeats[-1] += grp.tensor_args(j, rule)
         if self.gs_store is not None:
             self.global_step = self._check_initialized(self.gs_store)
             watch.append((self.gs_store, self.global_step))
@@ -391,6 +409,8 @@ def _apply_kernel(op, ctx):
                             for k, a, b, p, s, w in mine] for mine in parts])
         else:
             _apply_ranges(op, groups, rule, ranges, hyper)
+        for k, packed, param, state, work in st.repeats:
+            rule.update(param, packed if k is None else args[k], state, hyper, work)
         if finish is not None:
             finish(st.scalar_state, hyper)
         st.calls += 1

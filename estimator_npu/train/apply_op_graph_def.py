@@ -213,11 +213,22 @@ def encode_apply_updates(op):
             nodes.append(consts[cname])
         return cname
 
-    for var_op, slots, g in zip(a["var_ops"], a["slot_ops"], grads):
+    # a variable listed again (repeat_vars) gets one more update per listing, named as
+    # TF names the second update scope of a variable: update_<var>_1
+    n_vars = len(a["var_ops"])
+    entries = [(v, s, g, f"update_{v.name}")
+               for v, s, g in zip(a["var_ops"], a["slot_ops"], grads[:n_vars])]
+    seen = {}
+    for r, i in enumerate(a.get("repeat_vars", ())):
+        seen[i] = seen.get(i, 0) + 1
+        var_op = a["var_ops"][i]
+        entries.append((var_op, a["slot_ops"][i], grads[n_vars + r],
+                        f"update_{var_op.name}_{seen[i]}"))
+    for var_op, slots, g, scope in entries:
         dt = var_op.outputs[0].dtype
         by_slot = dict(zip(slot_names, slots))
         if lamb:
-            lamb_nodes = _lamb_nodes(f"{name}/update_{var_op.name}", rule, var_op, by_slot,
+            lamb_nodes = _lamb_nodes(f"{name}/{scope}", rule, var_op, by_slot,
                                      gd._input_name(g), dt, hyper, a["static_hyper"],
                                      "^" + ready.name, dev)
             nodes += lamb_nodes
@@ -233,7 +244,7 @@ def encode_apply_updates(op):
                 inputs.append(a["scalar_ops"][arg[7:]].name)
             else:
                 inputs.append(by_slot[arg].name)
-        node = pb.NodeDef(name=f"{name}/update_{var_op.name}/{tf_type}", op=tf_type,
+        node = pb.NodeDef(name=f"{name}/{scope}/{tf_type}", op=tf_type,
                           input=inputs + ["^" + ready.name], device=dev)
         node.attr["T"].type = gd.dtype_enum(dt)
         node.attr["use_locking"].b = False

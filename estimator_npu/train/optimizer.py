@@ -90,6 +90,15 @@ def check_hyper(name, value, minimum=None, below=None):
     return v
 
 
+def _first_listings(pairs):
+    """``(pairs with each variable's first listing, [(grad, var)] of its later ones)``."""
+    first, repeats, seen = [], [], set()
+    for g, v in pairs:
+        (repeats if v.op in seen else first).append((g, v))
+        seen.add(v.op)
+    return first, repeats
+
+
 class Optimizer:
     """Base class of the TF1 optimizers (see the module docstring)."""
 
@@ -208,10 +217,29 @@ class Optimizer:
             The ``ApplyUpdates`` operation.
 
         Raises:
-            ValueError: empty input, no gradient at all, or a variable listed twice.
+            ValueError: empty input, no gradient at all, or a variable listed twice with
+                different gradients together with ``grad_hook``.
             TypeError: an entry is not a ``(tensor, variable)`` pair.
+
+        A variable listed more than once (``minimize(loss, var_list=[w, b, b])``) is
+        updated once per listing, as TF 1.x does: the rule runs again on it with each
+        later gradient, in list order, after the op's other updates and before the
+        shared scalars (Adam's ``beta1_power`` ...) advance, once. With ``grad_hook`` each
+        later listing must name the same gradient tensor and is updated again with the
+        hooked (e.g. averaged) gradient.
         """
-        pairs = self._check_grads_and_vars(grads_and_vars)
+        pairs, repeats = _first_listings(self._check_grads_and_vars(grads_and_vars))
+        # with a grad_hook (an all-reduce) a later listing reuses its variable's packed,
+        # hooked gradient: only when it lists the very same tensor (what minimize makes)
+        packed_repeats = grad_hook is not None
+        if packed_repeats:
+            first_grad = {v.op: g for g, v in pairs}
+            for g, v in repeats:
+                if g is not first_grad[v.op]:
+                    raise ValueError(
+                        f"apply_gradients: variable {v.op.name} is listed more than once "
+                        "with different gradients, which is not supported together with "
+                        "grad_hook (the hook sees one gradient per variable)")
         var_list = [v for _, v in pairs]
         graph = var_list[0].graph
         hyper = {k: (v() if callable(v) and not hasattr(v, "_as_tensor") else v)
@@ -247,14 +275,15 @@ class Optimizer:
         if grad_hook is not None and not callable(grad_hook):
             raise TypeError(f"grad_hook must be callable, got {grad_hook!r}")
         # gradients of gathered rows update only those rows (sparse_apply), before the rest
-        sparse, pairs = sparse_apply.split(pairs, self.rule, grad_hook)
+        sparse, pairs = sparse_apply.split(pairs, self.rule, grad_hook,
+                                           dense_only={v.op for _, v in repeats})
         var_list = [v for _, v in pairs]
         deps = [sparse_apply.sparse_apply_op(
             self.rule, sparse, [[self._slots[s][v.op].op for s, _ in self.rule.slots]
                                 for _, _, v in sparse], cond, dyn_names, dyn_tensors, static,
             (name or self._name) + "/sparse")] if sparse else []
         inputs += dyn_tensors
-        inputs += [g for g, _ in pairs]
+        inputs += [g for g, _ in pairs] + ([] if packed_repeats else [g for g, _ in repeats])
         gs_op = None
         if global_step is not None:
             gs_op = _var_op(global_step)
@@ -269,7 +298,10 @@ class Optimizer:
                  "scalar_ops": {n: scalar_vars[n].op for n in rule.scalars},
                  "global_step_op": gs_op, "static_hyper": static,
                  "dynamic_hyper": dyn_names, "has_condition": condition is not None,
-                 "grad_hook": grad_hook}
+                 "grad_hook": grad_hook,
+                 "repeat_vars": [[u.op for u in var_list].index(v.op)
+                                 for _, v in repeats],
+                 "packed_repeats": packed_repeats}
         with graph.control_dependencies(deps):
             update = make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
                              name=name or self._name)
@@ -291,17 +323,13 @@ class Optimizer:
                             f"pairs, got {grads_and_vars!r}") from None
         if not items:
             raise ValueError("No variables provided.")
-        pairs, seen = [], set()
+        pairs = []
         for item in items:
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise TypeError(f"grads_and_vars entries must be (gradient, variable) pairs, "
                                 f"got {item!r}")
             g, v = item
             v = _as_variable(v, "apply_gradients")
-            if v.op in seen:
-                raise ValueError(f"Variable {v.op.name} appears more than once in "
-                                 "grads_and_vars.")
-            seen.add(v.op)
             if g is None:
                 continue
             if isinstance(g, Operation) or not isinstance(g, (Tensor, Variable)):

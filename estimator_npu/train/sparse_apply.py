@@ -77,13 +77,15 @@ def sparse_source(grad, var):
     return array_ops.concat(dys, 0), array_ops.concat(ids, 0)
 
 
-def split(pairs, rule, grad_hook):
-    """``(sparse pairs [(dy, ids, var)], dense pairs [(grad, var)])``."""
+def split(pairs, rule, grad_hook, dense_only=()):
+    """``(sparse pairs [(dy, ids, var)], dense pairs [(grad, var)])``; the variables whose
+    ops are in ``dense_only`` (listed more than once: the fused op updates them again)
+    stay dense."""
     if grad_hook is not None or type(rule) not in SPARSE_RULES:
         return [], pairs
     sparse, dense = [], []
     for g, v in pairs:
-        src = sparse_source(g, v)
+        src = None if v.op in dense_only else sparse_source(g, v)
         if src is not None and g.dtype == v.dtype:
             sparse.append((src[0], src[1], v))
         else:
