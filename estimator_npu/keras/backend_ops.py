@@ -4,7 +4,7 @@ import them from there (this module imports ``backend``)."""
 import numpy as np
 
 from estimator_npu.engine import dtypes
-from estimator_npu.engine.ops import array_ops, math_ops, nn_ops
+from estimator_npu.engine.ops import array_ops, control_ops, math_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor
 from estimator_npu.keras.backend import (epsilon, floatx, get_session, int_shape,
                                          learning_phase)
@@ -132,9 +132,7 @@ def in_train_phase(x, alt, training=None):
         return x() if callable(x) else x
     if training is False or training == 0 and not hasattr(training, "op"):
         return alt() if callable(alt) else alt
-    x = x() if callable(x) else x
-    alt = alt() if callable(alt) else alt
-    return array_ops.where(training, x, alt)
+    return switch(training, x, alt)
 
 
 def in_test_phase(x, alt, training=None):
@@ -142,9 +140,20 @@ def in_test_phase(x, alt, training=None):
 
 
 def switch(condition, then_expression, else_expression):
+    """As TF's ``K.switch``: a scalar condition is a ``tf.cond`` (only the taken branch's
+    functions run), any other an element-wise ``where`` of both."""
+    condition = convert_to_tensor(condition)
+    if condition.dtype != dtypes.bool:
+        condition = math_ops.cast(condition, dtypes.bool)
+    if condition.shape.ndims == 0:
+        return control_ops.cond(condition, _as_fn(then_expression), _as_fn(else_expression))
     t = then_expression() if callable(then_expression) else then_expression
     e = else_expression() if callable(else_expression) else else_expression
     return array_ops.where(condition, t, e)
+
+
+def _as_fn(value):
+    return value if callable(value) else (lambda: value)
 
 
 def zeros(shape, dtype=None, name=None):

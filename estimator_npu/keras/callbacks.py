@@ -301,6 +301,9 @@ class ReduceLROnPlateau(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         from estimator_npu.keras import backend
+        if logs is not None:
+            # as TF: the epoch's learning rate joins the logs (History, CSVLogger)
+            logs["lr"] = backend.get_value(self.model.optimizer.lr)
         current = (logs or {}).get(self.monitor)
         if current is None:
             return

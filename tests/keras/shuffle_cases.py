@@ -2,7 +2,8 @@
 estimator_npu alike (``run(tf)``): ``shuffle=True`` with ``validation_split`` (TF's loop
 shuffles the validation samples too, so the next epoch's order depends on it),
 ``validation_data`` with ``shuffle="batch"`` and a partial last batch, and shuffling
-without validation. Each case records the History, the trained weights and the next draw
+without validation, and a Dropout layer's masks across epochs with validation runs
+in between. Each case records the History, the trained weights and the next draw
 of numpy's RNG after fit (the same RNG state). Recorded from TF by
 ``tools/record_keras_shuffle.py`` into ``golden/keras_shuffle_tf215.json``."""
 import contextlib
@@ -18,13 +19,15 @@ def _data(n):
     return x, (x.sum(1) > 2).astype(np.int64)
 
 
-def _case(tf, n, epochs, batch_size, **fit_args):
+def _case(tf, n, epochs, batch_size, dropout=False, **fit_args):
     tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
     x, y = _data(n)
     np.random.seed(0)
     model = tf.keras.Sequential([
         tf.keras.layers.Dense(8, activation="relu", input_shape=(4,),
-                              kernel_initializer=tf.keras.initializers.Constant(0.3)),
+                              kernel_initializer=tf.keras.initializers.Constant(0.3))]
+        + ([tf.keras.layers.Dropout(0.3)] if dropout else []) + [
         tf.keras.layers.Dense(2, activation="softmax",
                               kernel_initializer=tf.keras.initializers.Constant(0.2))])
     model.compile(optimizer=tf.keras.optimizers.Adam(0.05),
@@ -52,4 +55,7 @@ def run(tf):
         "split_shuffle": _case(tf, 60, 3, 16, validation_split=0.25, shuffle=True),
         "data_batch_shuffle": _case(tf, 50, 3, 16, validation_data=True, shuffle="batch"),
         "shuffle_only": _case(tf, 50, 2, 16, shuffle=True),
+        # the dropout mask's random op runs only in training runs (TF's smart_cond): the
+        # validation runs between epochs must not move its stream
+        "dropout_validation": _case(tf, 60, 3, 16, dropout=True, validation_split=0.25),
     }

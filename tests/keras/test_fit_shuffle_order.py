@@ -15,7 +15,7 @@ from tests.keras import shuffle_cases
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" /
                      "keras_shuffle_tf215.json").read_text())
-CASES = ["split_shuffle", "data_batch_shuffle", "shuffle_only"]
+CASES = ["split_shuffle", "data_batch_shuffle", "shuffle_only", "dropout_validation"]
 
 
 @pytest.fixture(scope="module")

@@ -103,8 +103,21 @@ class Dropout(Layer):
             training = bool(training)
         if self.rate == 0:
             return identity(inputs)
-        return functional.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                  seed=self.seed, training=training, name="dropout")
+        return _dropout(inputs, self.rate, self.noise_shape, self.seed, training)
+
+
+def _dropout(inputs, rate, noise_shape, seed, training):
+    """As Keras's smart_cond: with a learning-phase tensor the mask's random op runs only
+    in the runs that train, so its stream (and every later mask) is TF's however often
+    fit validates in between. (tf.layers.dropout keeps its element-wise select, whose
+    GraphDef freezes and imports.)"""
+    if isinstance(training, bool):
+        return functional.dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed,
+                                  training=training, name="dropout")
+    return backend.in_train_phase(
+        lambda: functional.dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed,
+                                   training=True, name="dropout"),
+        lambda: identity(inputs), training=training)
 
 
 class SpatialDropout2D(Dropout):
@@ -125,8 +138,7 @@ class SpatialDropout2D(Dropout):
             training = bool(training)
         if self.rate == 0:
             return identity(inputs)
-        return functional.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed,
-                                  training=training, name="dropout")
+        return _dropout(inputs, self.rate, noise, self.seed, training)
 
 
 class Flatten(Layer):
