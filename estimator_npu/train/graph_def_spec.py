@@ -35,6 +35,10 @@ SPEC_ATTR = "_estimator_npu_op"
 _PARTIAL = frozenset(["StridedSlice", "FusedBatchNorm", "FusedBatchNormV2",
                       "FusedBatchNormV3"])
 
+# op types whose TF form never imports back as the op: the fused update (TF's Apply*
+# nodes, the Adam powers' own Assigns; without dense variables, only NoOps)
+_ALWAYS = frozenset(["ApplyUpdates"])
+
 
 class NotEncodable(Exception):
     """An attribute value without an encoding (args: a description of it)."""
@@ -182,7 +186,8 @@ def annotate(graph_def, graph, importable):
                 nodes = gd.op_to_nodes(op)
             except (KeyError, TypeError, ValueError):
                 pass        # written in the generic form (its type and inputs)
-        if all(n.op in importable and n.op not in _PARTIAL for n in nodes):
+        if op.type not in _ALWAYS and all(n.op in importable and n.op not in _PARTIAL
+                                          for n in nodes):
             continue
         record = op_record(op, nodes)
         if record is not None:

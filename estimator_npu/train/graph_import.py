@@ -1,7 +1,10 @@
 """``tf.import_graph_def``: rebuilds a ``GraphDef`` (ours or real TF's) in the default graph.
 
 Each node is rebuilt with this engine's op of the same TF type (``_BUILDERS``); an op
-type without a builder raises ``ValueError`` naming it and the node. Variables
+type without a builder raises ``ValueError`` naming it and the node. A node carrying a
+record of one of our ops (``graph_def_spec``: what ``export_meta_graph`` adds where TF's
+node form does not describe the op) is rebuilt as that very op, and the helper nodes of
+its TF form are left out. Variables
 (``VariableV2`` + ``Assign``) become ``Variable``s whose initializer is the imported
 ``Assign``'s value.
 """
@@ -295,17 +298,18 @@ def importable_types():
     return frozenset(_CACHE) | {"VariableV2", "Assign"}
 
 
-def _absorbed(graph_def):
-    """The helper nodes of ops carried as records (``graph_def_spec``): rebuilt with the
-    op, never on their own. ``{helper name: the op's node name}``."""
-    out = {}
+def _records(graph_def):
+    """The records of ops carried whole (``graph_def_spec``), ``{node name: record}``, and
+    their helper nodes, rebuilt with the op, never on their own (``{helper: node}``)."""
+    records, absorbed = {}, {}
     for n in graph_def.node:
         if graph_def_spec.SPEC_ATTR in n.attr:
-            out.update((h, n.name) for h in graph_def_spec.read_record(n)["helpers"])
-    return out
+            records[n.name] = graph_def_spec.read_record(n)
+            absorbed.update((h, n.name) for h in records[n.name]["helpers"])
+    return records, absorbed
 
 
-def _unsupported_closure(graph_def, absorbed=()):
+def _unsupported_closure(graph_def, records=None, absorbed=()):
     """Names of the nodes that cannot be built: an op type without a builder (and no
     record of ours), or an input (data or control) from such a node. Returns ``{name:
     unsupported type at its root}``."""
@@ -316,12 +320,11 @@ def _unsupported_closure(graph_def, absorbed=()):
         for n in graph_def.node:
             if n.name in bad or n.name in absorbed:
                 continue
-            if n.op not in _CACHE and n.op not in ("VariableV2", "Assign") and \
-                    graph_def_spec.SPEC_ATTR not in n.attr:
+            record = (records or {}).get(n.name)
+            if n.op not in _CACHE and n.op not in ("VariableV2", "Assign") and record is None:
                 bad[n.name] = n.op
                 changed = True
                 continue
-            record = graph_def_spec.read_record(n)
             for i in n.input if record is None else record["inputs"] + record["controls"]:
                 r = bad.get(_split(i)[0])
                 if r is not None:
@@ -355,8 +358,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     prefix = "import" if name is None else name
     prefix = prefix + "/" if prefix and not prefix.endswith("/") else prefix
     nodes = {n.name: n for n in graph_def.node}
-    absorbed = _absorbed(graph_def)
-    skipped = _unsupported_closure(graph_def, absorbed)
+    records, absorbed = _records(graph_def)
+    skipped = _unsupported_closure(graph_def, records, absorbed)
     if skipped and not skip_unsupported:
         n = next(n for n in graph_def.node if n.name in skipped and skipped[n.name] == n.op)
         raise ValueError(f"import_graph_def: op type {n.op!r} (node {n.name!r}) is not "
@@ -432,7 +435,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if n.op == "Assign":
             raise ValueError(f"import_graph_def: Assign node {n.name!r} does not assign a "
                              "variable")
-        record = graph_def_spec.read_record(n)
+        record = records.get(n.name)
         if record is not None:          # one of our ops, carried whole (graph_def_spec)
             built[n.name] = graph_def_spec.build(record, full, tensor, g)
             return

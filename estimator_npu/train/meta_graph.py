@@ -184,7 +184,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         logging.warning("import_meta_graph: collection entries left out (their nodes, or "
                         "nodes they depend on, have op types the import cannot rebuild): %s",
                         ", ".join(left_out))
-    if GraphKeys.GLOBAL_VARIABLES not in meta.collection_def:
+    if not any(k in meta.collection_def for k in _VARIABLE_COLLECTIONS):
         for v in new_vars:              # a graph without collections: all its variables
             graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, v)
     for v in new_vars:

@@ -95,6 +95,66 @@ def test_lstm_training_graph_round_trips_and_trains_the_same(make_opt):
         np.testing.assert_array_equal(a, b)
 
 
+def _conv_bn():
+    """Conv, training-mode batch norm (its moving-average updates), pooling, SGD."""
+    x = tf.constant(np.random.default_rng(0).standard_normal((2, 6, 6, 3)).astype(np.float32))
+    y = tf.layers.conv2d(x, 4, 3, padding="same",
+                         kernel_initializer=tf.constant_initializer(0.1))
+    y = tf.layers.batch_normalization(y, training=True)
+    y = tf.nn.max_pool(tf.nn.relu(y), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    loss = tf.reduce_mean(tf.square(y))
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return loss, train
+
+
+def _dropout():
+    """Seeded random ops (dropout's noise, random_uniform) draw the same numbers."""
+    tf.set_random_seed(1)
+    x = tf.ones([4, 5])
+    return tf.nn.dropout(x, 0.5, seed=3) + tf.random_uniform([4, 5], seed=2), tf.no_op()
+
+
+def _sparse_adagrad():
+    """An embedding whose gathered rows only are updated (SparseApplyUpdates)."""
+    e = tf.Variable(np.arange(12, dtype=np.float32).reshape(6, 2))
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(e, [1, 3, 3]) ** 2)
+    return loss, tf.train.AdagradOptimizer(0.1).minimize(loss)
+
+
+def _metric():
+    """Streaming metrics: local variables and their update ops."""
+    acc, update = tf.metrics.accuracy(tf.constant([1, 0, 1]), tf.constant([1, 1, 1]))
+    return acc, update
+
+
+@pytest.mark.parametrize("build", [_conv_bn, _dropout, _sparse_adagrad, _metric],
+                         ids=["conv_bn", "dropout", "sparse_adagrad", "metric"])
+def test_more_families_round_trip_with_the_same_numbers(build):
+    def steps(fetch, train):
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            out = []
+            for _ in range(3):
+                out.append(sess.run(fetch))
+                sess.run(train)
+            return out + [sess.run(tf.global_variables() + tf.local_variables())]
+    g1 = tf.Graph()
+    with g1.as_default():
+        fetch, train = build()
+        meta = _reparse(tf.train.export_meta_graph())
+        want = steps(fetch, train)
+    with tf.Graph().as_default() as g2:
+        tf.train.import_meta_graph(meta)
+        assert not getattr(g2, "_skipped_imports", {})
+        got = steps(g2.as_graph_element(fetch.name), g2.as_graph_element(train.name))
+    for a, b in zip(got[:-1], want[:-1]):
+        np.testing.assert_array_equal(a, b)
+    assert len(got[-1]) == len(want[-1])
+    for a, b in zip(got[-1], want[-1]):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_queue_pipeline_and_its_runners_round_trip():
     data = np.arange(40, dtype=np.int32).reshape(4, 10)
     g1 = tf.Graph()
