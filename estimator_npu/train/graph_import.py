@@ -437,7 +437,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                              "variable")
         record = records.get(n.name)
         if record is not None:          # one of our ops, carried whole (graph_def_spec)
-            built[n.name] = graph_def_spec.build(record, full, tensor, g)
+            try:
+                built[n.name] = graph_def_spec.build(record, full, tensor, g)
+            except (LookupError, TypeError, ValueError) as e:
+                if isinstance(e, KeyError):     # a name lookup of the import itself
+                    raise
+                raise ValueError(f"import_graph_def: node {n.name!r} (op type "
+                                 f"{record['type']!r}) cannot be rebuilt from its "
+                                 f"{graph_def_spec.SPEC_ATTR} record: {e}") from None
             return
         data = [tensor(i) for i in n.input if not i.startswith("^")]
         controls = [tensor(i) for i in n.input if i.startswith("^")]

@@ -229,3 +229,20 @@ def test_records_rebuild_only_estimator_npu_update_rules():
     with pytest.raises(ValueError, match="not an update rule"):
         graph_def_spec._decode({"rule": "estimator_npu.engine.graph:Graph",
                                 "state": {"dict": []}}, None)
+
+
+def test_a_record_of_an_op_type_we_lack_names_the_node_and_type():
+    """A record naming an op type this engine has not registered (a graph from a newer
+    version, an edited file) fails with the node and the type named."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        i = tf.placeholder(tf.int32, [], name="i")
+        tf.strided_slice(x, [i], [i + 1], name="cut")
+        meta = _reparse(tf.train.export_meta_graph())
+    node = next(n for n in meta.graph_def.node if graph_def_spec.SPEC_ATTR in n.attr and
+                graph_def_spec.read_record(n)["type"] == "StridedSliceDynamic")
+    node.attr[graph_def_spec.SPEC_ATTR].s = node.attr[graph_def_spec.SPEC_ATTR].s.replace(
+        b'"type":"StridedSliceDynamic"', b'"type":"NoSuchOp"')
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=f"node {node.name!r} \\(op type 'NoSuchOp'\\)"):
+            tf.train.import_meta_graph(meta)
