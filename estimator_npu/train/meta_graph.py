@@ -9,6 +9,12 @@ nodes for it to name (ours never has): TF's ``import_meta_graph`` then builds it
 ``Saver`` over the imported variables, which is what restoring needs. Importing TF's
 meta graphs drops the save/restore subgraph its ``SaverDef`` names (``save/...``) and
 returns a ``Saver`` of ours over the imported variables instead.
+
+Our own ops that TF's node form cannot carry back get a record each
+(``graph_def_spec``), and the ``queue_runners`` collection is written as TF's
+``QueueRunnerDef``s (``COLLECTION_CODECS``), so a meta graph we export imports back
+whole: the TF1 idiom ``export_meta_graph()`` -> ``import_meta_graph`` in a new graph ->
+train there gives the numbers of the original graph.
 """
 import os
 
