@@ -160,15 +160,16 @@ def op_record(op, nodes):
     """The JSON record of ``op`` (written as ``nodes``), or ``None`` if an attribute has
     no encoding."""
     try:
-        attrs = _encode(dict(op.attrs))
-    except NotEncodable:
+        return json.dumps({
+            "type": op.type, "inputs": [t.name for t in op.inputs],
+            "controls": [c.name for c in op.control_inputs],
+            "outputs": [[t.dtype.name, _encode(t.shape)] for t in op.outputs],
+            "attrs": _encode(dict(op.attrs)),
+            "helpers": [n.name for n in nodes if n.name != op.name]}, separators=(",", ":"))
+    except (NotEncodable, TypeError, ValueError):
+        # no record: the nodes import as TF's (a type without a builder is named then);
+        # writing a checkpoint's .meta never fails on an op it cannot describe
         return None
-    return json.dumps({
-        "type": op.type, "inputs": [t.name for t in op.inputs],
-        "controls": [c.name for c in op.control_inputs],
-        "outputs": [[t.dtype.name, _encode(t.shape)] for t in op.outputs],
-        "attrs": attrs, "helpers": [n.name for n in nodes if n.name != op.name]},
-        separators=(",", ":"))
 
 
 def annotate(graph_def, graph, importable):
