@@ -113,6 +113,8 @@ _MESSAGES = {
     "VariableDef": [("variable_name", 1, "string", ""), ("initial_value_name", 6, "string", ""),
                     ("initializer_name", 2, "string", ""), ("snapshot_name", 3, "string", ""),
                     ("is_resource", 5, "bool", ""), ("trainable", 7, "bool", "")],
+    "QueueRunnerDef": [("queue_name", 1, "string", ""), ("enqueue_op_name", 2, "string", "*"),
+                       ("close_op_name", 3, "string", ""), ("cancel_op_name", 4, "string", "")],
 }
 _ENUMS = {"DataType": DATA_TYPES,
           "BundleHeaderProto.Endianness": [("LITTLE", 0), ("BIG", 1)],
@@ -210,6 +212,7 @@ SaverDef = _CLASSES["SaverDef"]
 CollectionDef = _CLASSES["CollectionDef"]
 MetaGraphDef = _CLASSES["MetaGraphDef"]
 VariableDef = _CLASSES["VariableDef"]
+QueueRunnerDef = _CLASSES["QueueRunnerDef"]
 TensorInfo = _CLASSES["TensorInfo"]
 SignatureDef = _CLASSES["SignatureDef"]
 SavedModel = _CLASSES["SavedModel"]
@@ -218,4 +221,4 @@ __all__ = ["TensorShapeProto", "VersionDef", "TensorSliceProto", "BundleHeaderPr
            "BundleEntryProto", "TensorProto", "AttrValue", "NameAttrList", "NodeDef",
            "TensorInfo", "SignatureDef", "SavedModel",
            "GraphDef", "SaverDef", "CollectionDef", "MetaGraphDef", "VariableDef",
-           "DATA_TYPES"]
+           "QueueRunnerDef", "DATA_TYPES"]

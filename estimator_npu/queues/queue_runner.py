@@ -145,6 +145,38 @@ class QueueRunner:
         return threads
 
 
+def _to_proto_bytes(qr):
+    """``qr`` as TF's ``QueueRunnerDef`` (a meta graph's ``queue_runners`` collection)."""
+    from estimator_npu.engine import tf_protos as pb
+    return pb.QueueRunnerDef(queue_name=qr.queue.name,
+                             enqueue_op_name=[op.name for op in qr.enqueue_ops],
+                             close_op_name=qr.close_op.name,
+                             cancel_op_name=qr.cancel_op.name).SerializeToString()
+
+
+def _from_proto_bytes(raw, graph, prefix):
+    """The ``QueueRunner`` of a ``QueueRunnerDef`` over the imported graph's ops."""
+    from estimator_npu.engine import tf_protos as pb
+    from estimator_npu.queues.queue_ops import QueueBase
+    d = pb.QueueRunnerDef.FromString(raw)
+    op = graph.get_operation_by_name(prefix + d.queue_name)
+    queue = QueueBase(list(op.attrs["component_types"]), list(op.attrs["shapes"]), None,
+                      op.outputs[0])
+    return QueueRunner(queue, [graph.get_operation_by_name(prefix + n)
+                               for n in d.enqueue_op_name],
+                       graph.get_operation_by_name(prefix + d.close_op_name),
+                       graph.get_operation_by_name(prefix + d.cancel_op_name))
+
+
+def _register_collection_codec():
+    from estimator_npu.train import meta_graph
+    meta_graph.COLLECTION_CODECS[GraphKeys.QUEUE_RUNNERS] = (_to_proto_bytes,
+                                                             _from_proto_bytes)
+
+
+_register_collection_codec()
+
+
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):
     """Adds ``qr`` to the graph collection ``collection`` (default ``QUEUE_RUNNERS``)."""
     add_to_collection(collection, qr)

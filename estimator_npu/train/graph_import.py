@@ -1,7 +1,10 @@
 """``tf.import_graph_def``: rebuilds a ``GraphDef`` (ours or real TF's) in the default graph.
 
 Each node is rebuilt with this engine's op of the same TF type (``_BUILDERS``); an op
-type without a builder raises ``ValueError`` naming it and the node. Variables
+type without a builder raises ``ValueError`` naming it and the node. A node carrying a
+record of one of our ops (``graph_def_spec``: what ``export_meta_graph`` adds where TF's
+node form does not describe the op) is rebuilt as that very op, and the helper nodes of
+its TF form are left out. Variables
 (``VariableV2`` + ``Assign``) become ``Variable``s whose initializer is the imported
 ``Assign``'s value.
 """
@@ -10,6 +13,7 @@ import numpy as np
 from estimator_npu.engine import dtypes
 from estimator_npu.engine import graph_def as gdef
 from estimator_npu.engine.graph import get_default_graph
+from estimator_npu.train import graph_def_spec
 
 
 def _attr(node, key, default=None):
@@ -287,21 +291,41 @@ def _split(name):
     return op, int(idx) if idx else 0
 
 
-def _unsupported_closure(graph_def):
-    """Names of the nodes that cannot be built: an op type without a builder, or an input
-    (data or control) from such a node. Returns ``{name: unsupported type at its root}``."""
+def importable_types():
+    """The node types ``import_graph_def`` has builders for."""
+    if not _CACHE:
+        _CACHE.update(_builders())
+    return frozenset(_CACHE) | {"VariableV2", "Assign"}
+
+
+def _records(graph_def):
+    """The records of ops carried whole (``graph_def_spec``), ``{node name: record}``, and
+    their helper nodes, rebuilt with the op, never on their own (``{helper: node}``)."""
+    records, absorbed = {}, {}
+    for n in graph_def.node:
+        if graph_def_spec.SPEC_ATTR in n.attr:
+            records[n.name] = graph_def_spec.read_record(n)
+            absorbed.update((h, n.name) for h in records[n.name]["helpers"])
+    return records, absorbed
+
+
+def _unsupported_closure(graph_def, records=None, absorbed=()):
+    """Names of the nodes that cannot be built: an op type without a builder (and no
+    record of ours), or an input (data or control) from such a node. Returns ``{name:
+    unsupported type at its root}``."""
     bad = {}
     changed = True
     while changed:                  # nodes are (nearly always) in topological order
         changed = False
         for n in graph_def.node:
-            if n.name in bad:
+            if n.name in bad or n.name in absorbed:
                 continue
-            if n.op not in _CACHE and n.op not in ("VariableV2", "Assign"):
+            record = (records or {}).get(n.name)
+            if n.op not in _CACHE and n.op not in ("VariableV2", "Assign") and record is None:
                 bad[n.name] = n.op
                 changed = True
                 continue
-            for i in n.input:
+            for i in n.input if record is None else record["inputs"] + record["controls"]:
                 r = bad.get(_split(i)[0])
                 if r is not None:
                     bad[n.name] = r
@@ -334,7 +358,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     prefix = "import" if name is None else name
     prefix = prefix + "/" if prefix and not prefix.endswith("/") else prefix
     nodes = {n.name: n for n in graph_def.node}
-    skipped = _unsupported_closure(graph_def)
+    records, absorbed = _records(graph_def)
+    skipped = _unsupported_closure(graph_def, records, absorbed)
     if skipped and not skip_unsupported:
         n = next(n for n in graph_def.node if n.name in skipped and skipped[n.name] == n.op)
         raise ValueError(f"import_graph_def: op type {n.op!r} (node {n.name!r}) is not "
@@ -347,8 +372,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if ref in input_map or key in input_map or (idx == 0 and op in input_map):
             return input_map.get(ref, input_map.get(key, input_map.get(op)))
         if op not in built:
+            if op in skipped:
+                raise _Skipped(skipped[op])
             if op not in nodes:
                 raise ValueError(f"import_graph_def: input {ref!r} is not in the graph")
+            if op in absorbed:
+                raise ValueError(f"import_graph_def: input {ref!r} is a helper node of "
+                                 f"{absorbed[op]!r}'s TF form, which is imported as one op")
             build(nodes[op])
         got = built[op]
         if got is _SKIPPED:
@@ -394,12 +424,28 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if n.op == "Assign" and n.name in variables or n.op == "Assign" and \
                 nodes.get(_split(n.input[0])[0], n).op == "VariableV2":
             var = tensor("^" + _split(n.input[0])[0]) and built[_split(n.input[0])[0]]
-            built[n.name] = var.initializer if n.name in variables else state_ops.assign(
-                var, tensor(n.input[1]))
+            if n.name in variables:
+                built[n.name] = var.initializer
+                return
+            value = tensor(n.input[1])
+            controls = [tensor(i) for i in n.input if i.startswith("^")]
+            with g.name_scope(None), g.control_dependencies(controls):
+                built[n.name] = state_ops.assign(var, value, name=full).op
             return
         if n.op == "Assign":
             raise ValueError(f"import_graph_def: Assign node {n.name!r} does not assign a "
                              "variable")
+        record = records.get(n.name)
+        if record is not None:          # one of our ops, carried whole (graph_def_spec)
+            try:
+                built[n.name] = graph_def_spec.build(record, full, tensor, g)
+            except (LookupError, TypeError, ValueError) as e:
+                if isinstance(e, KeyError):     # a name lookup of the import itself
+                    raise
+                raise ValueError(f"import_graph_def: node {n.name!r} (op type "
+                                 f"{record['type']!r}) cannot be rebuilt from its "
+                                 f"{graph_def_spec.SPEC_ATTR} record: {e}") from None
+            return
         data = [tensor(i) for i in n.input if not i.startswith("^")]
         controls = [tensor(i) for i in n.input if i.startswith("^")]
         with g.name_scope(None), g.control_dependencies(controls):
@@ -417,6 +463,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
     with g.name_scope(None):
         for n in graph_def.node:
+            if n.name in absorbed:
+                continue
             if n.name not in skipped or n.op == "Assign" and n.name in variables:
                 try:
                     build(n)
@@ -451,4 +499,4 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     return out
 
 
-__all__ = ["import_graph_def"]
+__all__ = ["import_graph_def", "importable_types"]

@@ -9,6 +9,12 @@ nodes for it to name (ours never has): TF's ``import_meta_graph`` then builds it
 ``Saver`` over the imported variables, which is what restoring needs. Importing TF's
 meta graphs drops the save/restore subgraph its ``SaverDef`` names (``save/...``) and
 returns a ``Saver`` of ours over the imported variables instead.
+
+Our own ops that TF's node form cannot carry back get a record each
+(``graph_def_spec``), and the ``queue_runners`` collection is written as TF's
+``QueueRunnerDef``s (``COLLECTION_CODECS``), so a meta graph we export imports back
+whole: the TF1 idiom ``export_meta_graph()`` -> ``import_meta_graph`` in a new graph ->
+train there gives the numbers of the original graph.
 """
 import os
 
@@ -16,7 +22,8 @@ from google.protobuf import text_format
 
 from estimator_npu.engine import tf_protos as pb
 from estimator_npu.engine.graph import GraphKeys, Operation, Tensor, get_default_graph
-from estimator_npu.train.graph_import import import_graph_def
+from estimator_npu.train import graph_def_spec
+from estimator_npu.train.graph_import import import_graph_def, importable_types
 from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.train.checkpoint_io import atomic_write
 
@@ -47,8 +54,17 @@ def variable_def(v):
                           trainable=bool(v.trainable))
 
 
+# collections of objects other than tensors, ops and variables, in TF's message form:
+# ``COLLECTION_CODECS[key] = (to_bytes(item) -> bytes, from_bytes(raw, graph, prefix) ->
+# item)`` (``queue_runners``: ``QueueRunnerDef``, registered by the queues layer)
+COLLECTION_CODECS = {}
+
+
 def _collection(items, key):
     c = pb.CollectionDef()
+    if key in COLLECTION_CODECS:
+        c.bytes_list.value.extend(COLLECTION_CODECS[key][0](i) for i in items)
+        return c
     if key in _VARIABLE_COLLECTIONS and all(isinstance(i, Variable) for i in items):
         c.bytes_list.value.extend(variable_def(v).SerializeToString() for v in items)
         return c
@@ -68,6 +84,8 @@ def meta_graph_def(graph=None, saver=None, collection_list=None):
     meta = pb.MetaGraphDef()
     meta.meta_info_def.meta_graph_version = "v2"
     meta.graph_def.CopyFrom(graph.as_graph_def())
+    # our ops that TF's node form does not carry back: one JSON record each
+    graph_def_spec.annotate(meta.graph_def, graph, importable_types())
     keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
     for key in keys:
         items = graph.get_collection(key)
@@ -133,9 +151,18 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     new_vars = graph._imported_variables[before:]
     prefix = (import_scope + "/") if import_scope else ""
     by_name = {v.name: v for v in new_vars}
+    left_out = []
     for key, c in meta.collection_def.items():
         kind = c.WhichOneof("kind")
-        if kind == "bytes_list":
+        if kind == "bytes_list" and key in COLLECTION_CODECS:
+            for raw in c.bytes_list.value:
+                try:
+                    item = COLLECTION_CODECS[key][1](raw, graph, prefix)
+                except KeyError as e:     # an op it names was left out
+                    left_out.append(f"an entry of {key!r}: {e.args[0]}")
+                    continue
+                graph.add_to_collection(key, item)
+        elif kind == "bytes_list":
             for raw in c.bytes_list.value:
                 try:
                     vd = pb.VariableDef.FromString(raw)
@@ -152,9 +179,18 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
                 try:
                     item = by_name.get(prefix + name) or graph.as_graph_element(prefix + name)
                 except (KeyError, ValueError):
+                    why = getattr(graph, "_skipped_imports", {}).get(
+                        prefix + name.split(":")[0].lstrip("^"))
+                    left_out.append(f"{name!r} of {key!r}" +
+                                    (f" (op type {why!r})" if why else " (not in the graph)"))
                     continue
                 graph.add_to_collection(key, item)
-    if GraphKeys.GLOBAL_VARIABLES not in meta.collection_def:
+    if left_out:
+        from estimator_npu.utils import logging
+        logging.warning("import_meta_graph: collection entries left out (their nodes, or "
+                        "nodes they depend on, have op types the import cannot rebuild): %s",
+                        ", ".join(left_out))
+    if not any(k in meta.collection_def for k in _VARIABLE_COLLECTIONS):
         for v in new_vars:              # a graph without collections: all its variables
             graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, v)
     for v in new_vars:

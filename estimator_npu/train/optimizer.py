@@ -307,13 +307,15 @@ class Optimizer:
                              name=name or self._name)
         constrained = [v for v in var_list + [v for _, _, v in sparse]
                        if getattr(v, "constraint", None) is not None]
-        if not constrained:
-            return update
-        # as TF1: each constrained variable is projected (var = constraint(var)) after its
-        # update, and the returned op runs both
-        with graph.control_dependencies([update]), graph.name_scope(update.name + "/"):
-            projections = [v.assign(v.constraint(v)) for v in constrained]
-        return group(update, *projections, name=update.name + "/constrained")
+        if constrained:
+            # as TF1: each constrained variable is projected (var = constraint(var)) after
+            # its update, and the returned op runs both
+            with graph.control_dependencies([update]), graph.name_scope(update.name + "/"):
+                projections = [v.assign(v.constraint(v)) for v in constrained]
+            update = group(update, *projections, name=update.name + "/constrained")
+        if update not in graph.get_collection(GraphKeys.TRAIN_OP):
+            graph.add_to_collection(GraphKeys.TRAIN_OP, update)    # as TF1's apply_gradients
+        return update
 
     def _check_grads_and_vars(self, grads_and_vars):
         try:
