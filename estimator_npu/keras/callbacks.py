@@ -215,7 +215,7 @@ class EarlyStopping(Callback):
 
     def on_train_end(self, logs=None):
         if self.stopped_epoch > 0 and self.verbose > 0:
-            print(f"Epoch {self.stopped_epoch + 1:05d}: early stopping")
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
 
 
 class ModelCheckpoint(Callback):
@@ -249,15 +249,15 @@ class ModelCheckpoint(Callback):
                 return
             if not self.monitor_op(current, self.best):
                 if self.verbose > 0:
-                    print(f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from "
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from "
                           f"{self.best:.5f}")
                 return
             if self.verbose > 0:
-                print(f"\nEpoch {epoch + 1:05d}: {self.monitor} improved from "
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from "
                       f"{self.best:.5f} to {current:.5f}, saving model to {path}")
             self.best = current
         elif self.verbose > 0:
-            print(f"\nEpoch {epoch + 1:05d}: saving model to {path}")
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
         if self.save_weights_only or not path.endswith((".h5", ".hdf5")):
             self.model.save_weights(path)
         else:  # TF: the whole model (architecture, weights, optimizer) in an HDF5 file
@@ -283,8 +283,8 @@ class LearningRateScheduler(Callback):
             raise ValueError('The output of the "schedule" function should be float.')
         backend.set_value(lr_var, float(lr))
         if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1:05d}: LearningRateScheduler reducing learning rate "
-                  f"to {lr}.")
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning "
+                  f"rate to {lr}.")
 
 
 class ReduceLROnPlateau(Callback):
@@ -322,7 +322,7 @@ class ReduceLROnPlateau(Callback):
                     new = max(lr * self.factor, self.min_lr)
                     backend.set_value(self.model.optimizer.lr, new)
                     if self.verbose > 0:
-                        print(f"\nEpoch {epoch + 1:05d}: ReduceLROnPlateau reducing "
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing "
                               f"learning rate to {new}.")
                     self.cooldown_counter, self.wait = self.cooldown, 0
 

@@ -50,8 +50,50 @@ def _case(tf, n, epochs, batch_size, dropout=False, **fit_args):
     }
 
 
+def _callbacks_case(tf):
+    """ModelCheckpoint / EarlyStopping / ReduceLROnPlateau / LearningRateScheduler messages
+    (temporary paths replaced by ``D``), the History with the ``lr`` that
+    ReduceLROnPlateau adds, and the files written."""
+    import os
+    import tempfile
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    x, y = _data(80)
+    np.random.seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(8, activation="tanh", input_shape=(4,),
+                              kernel_initializer=tf.keras.initializers.Constant(0.3)),
+        tf.keras.layers.Dense(2, activation="softmax",
+                              kernel_initializer=tf.keras.initializers.Constant(0.2))])
+    model.compile(optimizer=tf.keras.optimizers.RMSprop(0.01),
+                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    with tempfile.TemporaryDirectory() as d:
+        callbacks = [
+            tf.keras.callbacks.LearningRateScheduler(lambda epoch: 0.01 / (1 + epoch),
+                                                     verbose=1),
+            tf.keras.callbacks.ModelCheckpoint(os.path.join(d, "w-{epoch:02d}.h5"),
+                                               save_best_only=True, verbose=1),
+            tf.keras.callbacks.EarlyStopping(patience=1, verbose=1, min_delta=0.02),
+            tf.keras.callbacks.ReduceLROnPlateau(patience=0, verbose=1, factor=0.5,
+                                                 min_delta=0.02)]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            history = model.fit(x, y, batch_size=16, epochs=8, verbose=0,
+                                validation_split=0.25, callbacks=callbacks)
+        files = sorted(os.listdir(d))
+        text = out.getvalue().replace(d, "D")
+    return {
+        "messages": [re.sub(r"\d\.\d{5}", "X", line) for line in text.split("\n")],
+        "history_keys": sorted(history.history),
+        "lr": [round(float(v), 6) for v in history.history.get("lr", [])],
+        "epochs": len(history.history["loss"]),
+        "files": files,
+    }
+
+
 def run(tf):
     return {
+        "callbacks": _callbacks_case(tf),
         "split_shuffle": _case(tf, 60, 3, 16, validation_split=0.25, shuffle=True),
         "data_batch_shuffle": _case(tf, 50, 3, 16, validation_data=True, shuffle="batch"),
         "shuffle_only": _case(tf, 50, 2, 16, shuffle=True),

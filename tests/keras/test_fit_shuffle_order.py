@@ -44,3 +44,9 @@ def test_batch_shuffle_keeps_whole_batches_and_the_partial_one_last():
     assert all((b == np.arange(b[0], b[0] + 4)).all() for b in blocks)
     assert order[8:].tolist() == [8, 9, 10]
     assert _epoch_order(11, False, 4) is None
+
+
+def test_callback_messages_and_logs_as_tf(ours):
+    """The callbacks' verbose lines as TF 2.15's Keras prints them (``\\nEpoch 2: ...``),
+    ReduceLROnPlateau's ``lr`` in the History, the same early stop and files."""
+    assert ours["callbacks"] == GOLDEN["callbacks"]
