@@ -338,7 +338,9 @@ def _apply_kernel(op, ctx):
     dyn_names = tuple(a["dynamic_hyper"])
     has_cond = a["has_condition"]
     hook = a["grad_hook"]
-    finish = rule.finish if rule.scalars else None
+    # a repeat of a variable listed twice (optimizer.apply_gradients) leaves the shared
+    # scalars to the main op
+    finish = rule.finish if rule.scalars and a.get("finish", True) else None
     h0 = 1 if has_cond else 0
     g0 = h0 + len(dyn_names)
     resource = getattr(ctx, "resource", None)

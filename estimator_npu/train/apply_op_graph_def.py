@@ -244,7 +244,8 @@ def encode_apply_updates(op):
         updates.append(node.name)
     finish = list(updates)
     for i, (scalar, beta) in enumerate((("beta1_power", "beta1"), ("beta2_power", "beta2"))
-                                       if type(rule).__name__ == "Adam" else ()):
+                                       if type(rule).__name__ == "Adam"
+                                       and a.get("finish", True) else ()):
         var = a["scalar_ops"][scalar]
         dt = var.outputs[0].dtype
         suffix = f"_{i}" if i else ""

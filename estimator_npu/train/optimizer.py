@@ -207,11 +207,42 @@ class Optimizer:
         Returns:
             The ``ApplyUpdates`` operation.
 
+        A variable listed more than once gets one update per pair, as in TF (wiseodd's
+        DualGAN lists a bias twice in its ``var_list``): the repeats are applied first, by
+        extra ``ApplyUpdates`` ops that leave the shared scalars (Adam's ``beta1_power``)
+        and ``global_step`` alone; those advance once, with the main op.
+
         Raises:
-            ValueError: empty input, no gradient at all, or a variable listed twice.
+            ValueError: empty input, no gradient at all, or a repeated variable with a
+                ``grad_hook``.
             TypeError: an entry is not a ``(tensor, variable)`` pair.
         """
         pairs = self._check_grads_and_vars(grads_and_vars)
+        rounds = []  # rounds[k]: the (k+1)-th pair of each variable listed more than k times
+        count = {}
+        for gv in pairs:
+            k = count[gv[1].op] = count.get(gv[1].op, -1) + 1
+            if k == len(rounds):
+                rounds.append([])
+            rounds[k].append(gv)
+        if len(rounds) == 1:
+            return self._apply_pairs(pairs, global_step, name, condition, grad_hook)
+        if grad_hook is not None:
+            raise ValueError(f"apply_gradients: variable {rounds[1][0][1].op.name} appears "
+                             "more than once in grads_and_vars, which a grad_hook (one "
+                             "buffer per variable) does not support")
+        name = name or self._name
+        graph = pairs[0][1].graph
+        # every update waits for every gradient: a repeat updates its variable in place
+        extra = [g.op for g, _ in pairs]
+        for k, more in enumerate(rounds[1:], 1):
+            with graph.control_dependencies(extra[-1:] if k > 1 else extra):
+                extra.append(self._apply_pairs(more, None, f"{name}_repeat_{k}", condition,
+                                               None, finish=False))
+        with graph.control_dependencies(extra[-1:]):
+            return self._apply_pairs(rounds[0], global_step, name, condition, None)
+
+    def _apply_pairs(self, pairs, global_step, name, condition, grad_hook, finish=True):
         var_list = [v for _, v in pairs]
         graph = var_list[0].graph
         hyper = {k: (v() if callable(v) and not hasattr(v, "_as_tensor") else v)
@@ -269,7 +300,7 @@ class Optimizer:
                  "scalar_ops": {n: scalar_vars[n].op for n in rule.scalars},
                  "global_step_op": gs_op, "static_hyper": static,
                  "dynamic_hyper": dyn_names, "has_condition": condition is not None,
-                 "grad_hook": grad_hook}
+                 "grad_hook": grad_hook, "finish": finish}
         with graph.control_dependencies(deps):
             update = make_op("ApplyUpdates", inputs, [(dtypes.bool, [])], attrs,
                              name=name or self._name)
@@ -291,17 +322,13 @@ class Optimizer:
                             f"pairs, got {grads_and_vars!r}") from None
         if not items:
             raise ValueError("No variables provided.")
-        pairs, seen = [], set()
+        pairs = []
         for item in items:
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise TypeError(f"grads_and_vars entries must be (gradient, variable) pairs, "
                                 f"got {item!r}")
             g, v = item
             v = _as_variable(v, "apply_gradients")
-            if v.op in seen:
-                raise ValueError(f"Variable {v.op.name} appears more than once in "
-                                 "grads_and_vars.")
-            seen.add(v.op)
             if g is None:
                 continue
             if isinstance(g, Operation) or not isinstance(g, (Tensor, Variable)):

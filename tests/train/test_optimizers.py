@@ -376,8 +376,6 @@ def test_errors(graph):
         opt.apply_gradients([(None, w)])
     with pytest.raises(ValueError, match="No variables provided"):
         opt.apply_gradients([])
-    with pytest.raises(ValueError, match="w appears more than once"):
-        opt.apply_gradients([(w * 1.0, w), (w * 2.0, w)])
     with pytest.raises(ValueError, match="Invalid type int32 for count"):
         opt.compute_gradients(loss, var_list=[c])
     with pytest.raises(TypeError, match="learning_rate must be a float"):
