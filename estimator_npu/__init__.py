@@ -135,6 +135,8 @@ from estimator_npu.data.string_ops import regex_replace  # noqa: F401,E402
 from estimator_npu.data.string_ops import as_string  # noqa: F401,E402
 from estimator_npu.data.string_ops import substr  # noqa: F401,E402 - tf.substr (TF1)
 from estimator_npu.data.string_ops import reduce_join  # noqa: F401,E402 - tf.reduce_join
+from estimator_npu.data.string_ops import decode_base64  # noqa: F401,E402 - TF1 top level
+from estimator_npu.data.string_ops import encode_base64  # noqa: F401,E402 - TF1 top level
 
 
 class _DeviceNamespace:
