@@ -235,6 +235,7 @@ from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,
 from estimator_npu.engine.ops.composites import log_sigmoid  # noqa: F401,E402
 from estimator_npu.math_ops_extra.incomplete import betainc, igamma, igammac  # noqa: F401,E402
 from estimator_npu.math_ops_extra.conversion import register_tensor_conversion_function  # noqa: F401,E402,E501
+from estimator_npu.math_ops_extra.indexed_slices import IndexedSlices  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import floordiv as floor_div  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import realdiv  # noqa: F401,E402
 from estimator_npu.engine.dtypes import complex128  # noqa: F401,E402
