@@ -135,6 +135,8 @@ from estimator_npu.data.string_ops import regex_replace  # noqa: F401,E402
 from estimator_npu.data.string_ops import as_string  # noqa: F401,E402
 from estimator_npu.data.string_ops import substr  # noqa: F401,E402 - tf.substr (TF1)
 from estimator_npu.data.string_ops import reduce_join  # noqa: F401,E402 - tf.reduce_join
+from estimator_npu.data.string_ops import decode_base64  # noqa: F401,E402 - TF1 top level
+from estimator_npu.data.string_ops import encode_base64  # noqa: F401,E402 - TF1 top level
 
 
 class _DeviceNamespace:
@@ -232,6 +234,8 @@ from estimator_npu.math_ops_extra.elementwise import (accumulate_n, acos, acosh,
                                                       tan, truncatediv, truncatemod, zeta)
 from estimator_npu.engine.ops.composites import log_sigmoid  # noqa: F401,E402
 from estimator_npu.math_ops_extra.incomplete import betainc, igamma, igammac  # noqa: F401,E402
+from estimator_npu.math_ops_extra.conversion import register_tensor_conversion_function  # noqa: F401,E402,E501
+from estimator_npu.math_ops_extra.indexed_slices import IndexedSlices  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import floordiv as floor_div  # noqa: F401,E402
 from estimator_npu.engine.ops.math_ops import realdiv  # noqa: F401,E402
 from estimator_npu.engine.dtypes import complex128  # noqa: F401,E402

@@ -258,9 +258,10 @@ def test_core_line_budget(layer):
     # +119 -> 13636, issue 12: engine/device_spec.py (tf.DeviceSpec; nested tf.device
     # scopes merged innermost first as TF does, for tf.train.replica_device_setter).
     # -68 -> 13568: the paired products reverted; +8 -> 13576: numpy object arrays of
-    # numbers feed as TF converts them. +3 -> 13579 (issue 12/13, ptbmeta): TF's
-    # QueueRunnerDef message, for a meta graph's queue_runners collection.
-    budget = {"engine": 13579, "device": 1200, "hooks": 2500}[layer]
+    # numbers feed as TF converts them. +3 (issue 12/13, ptbmeta): TF's QueueRunnerDef
+    # message, for a meta graph's queue_runners collection. +18, issue 12 (corpus3):
+    # GPUOptions.Experimental (tf_cnn_benchmarks' create_config_proto sets its fields).
+    budget = {"engine": 13597, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

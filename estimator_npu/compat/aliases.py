@@ -70,6 +70,9 @@ TARGETS = {
     "tensorflow.python.ops.metrics": ["estimator_npu.metrics"],
     "tensorflow.python.ops.summary_ops": ["estimator_npu.summary"],
     "tensorflow.python.ops.clip_ops": [_ROOT],
+    # VariableV1 (tf.compat.v1.Variable; tf_cnn_benchmarks' synthetic inputs)
+    "tensorflow.python.ops.variables": ["estimator_npu.engine.ops.state_ops", _ROOT],
+    "tensorflow.python.ops.variable_v1": ["estimator_npu.engine.ops.state_ops"],
     "tensorflow.python.training.evaluation": ["estimator_npu.hooks.evaluation_loop"],
     "tensorflow.python.training": _TRAIN,
     "tensorflow.python.training.training": _TRAIN,

@@ -10,6 +10,7 @@ from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, bias_add, 
                                               conv2d_transpose, convolution2d,
                                               convolution2d_transpose, dropout, flatten,
                                               fully_connected, max_pool2d, model_variable,
-                                              one_hot_encoding, repeat, softmax, stack,
+                                              one_hot_encoding, repeat, separable_conv2d,
+                                              separable_convolution2d, softmax, stack,
                                               variable)
 from estimator_npu.train.optimize_loss import OPTIMIZER_CLS_NAMES, optimize_loss  # noqa: F401,E402

@@ -14,7 +14,9 @@ from estimator_npu.layers.slim_layers import (avg_pool2d, batch_norm, bias_add, 
                                               get_trainable_variables, get_variables,
                                               get_variables_by_name, get_variables_to_restore,
                                               max_pool2d, model_variable, one_hot_encoding,
-                                              repeat, softmax, stack, variable)
+                                              repeat, separable_conv2d,
+                                              separable_convolution2d, softmax, stack,
+                                              variable)
 from estimator_npu.train.checkpoint_utils import assign_from_checkpoint_fn  # noqa: F401
 from estimator_npu.layers import model_analyzer  # noqa: F401,E402
 from estimator_npu.contrib import slim_learning as learning  # noqa: F401,E402

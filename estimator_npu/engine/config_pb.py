@@ -244,8 +244,25 @@ class GraphOptions(Message):
                "rewrite_options": _Sub(RewriterConfig)}
 
 
+class GPUOptionsExperimental(Message):
+    """``GPUOptions.Experimental``'s scalar fields (tf_cnn_benchmarks sets them)."""
+
+    _FIELDS = {k: _Scalar(t, d) for k, t, d in (
+        ("num_virtual_devices_per_gpu", "int", 0), ("use_unified_memory", "bool", False),
+        ("num_dev_to_dev_copy_streams", "int", 0), ("collective_ring_order", "str", ""),
+        ("timestamped_allocator", "bool", False), ("kernel_tracker_max_interval", "int", 0),
+        ("kernel_tracker_max_bytes", "int", 0), ("kernel_tracker_max_pending", "int", 0),
+        ("internal_fragmentation_fraction", "float", 0.0),
+        ("use_cuda_malloc_async", "bool", False), ("gpu_system_memory_size_in_mb", "int", 0),
+        ("disallow_retry_on_allocation_failure", "bool", False),
+        ("gpu_host_mem_limit_in_mb", "float", 0.0), ("gpu_host_mem_disallow_growth", "bool",
+                                                      False))}
+
+
 class GPUOptions(Message):
     """Accelerator memory options (accepted for compatibility; numpy ignores them)."""
+
+    Experimental = GPUOptionsExperimental
 
     _FIELDS = {"per_process_gpu_memory_fraction": _Scalar("float", 0.0),
                "allow_growth": _Scalar("bool", False),
@@ -254,7 +271,8 @@ class GPUOptions(Message):
                "visible_device_list": _Scalar("str", ""),
                "polling_active_delay_usecs": _Scalar("int", 0),
                "polling_inactive_delay_msecs": _Scalar("int", 0),
-               "force_gpu_compatible": _Scalar("bool", False)}
+               "force_gpu_compatible": _Scalar("bool", False),
+               "experimental": _Sub(GPUOptionsExperimental)}
 
 
 class ConfigProtoExperimental(Message):

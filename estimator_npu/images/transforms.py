@@ -6,7 +6,9 @@ import numpy as np
 
 from estimator_npu.engine import dtypes
 from estimator_npu.engine.ops import array_ops, math_ops
+from estimator_npu.engine.graph import Tensor
 from estimator_npu.engine.ops.core import convert_to_tensor
+from estimator_npu.engine.ops.state_ops import Variable
 from estimator_npu.images.resize_ops import _image
 from estimator_npu.engine.ops.random_ops import random_uniform
 
@@ -35,12 +37,33 @@ def central_crop(image, central_fraction):
 
 def _crop(x, top, left, height, width):
     lead = [0] * (x.shape.ndims - 3)
-    return array_ops.slice(x, lead + [top, left, 0], [-1] * len(lead) + [height, width, -1])
+    out = array_ops.slice(x, lead + [top, left, 0], [-1] * len(lead) + [height, width, -1])
+    # with a tensor offset the slice cannot tell the batch and channel sizes; they are x's
+    dims = list(x.shape.values)
+    out.set_shape(dims[:-3] + [s if isinstance(s, int) else None for s in (height, width)]
+                  + dims[-1:])
+    return out
+
+
+def _int_or_tensor(value, what):
+    """A Python int, or a scalar integer tensor (pix2pix crops at a random offset)."""
+    if isinstance(value, (Tensor, Variable)):
+        t = convert_to_tensor(value)
+        if not t.dtype.is_integer or t.shape.ndims not in (None, 0):
+            raise ValueError(f"crop_to_bounding_box: {what} must be an int or a scalar "
+                             f"integer tensor, got {t.dtype.name} of shape {t.shape}")
+        return math_ops.cast(t, dtypes.int32) if t.dtype != dtypes.int32 else t
+    return int(value)
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    return _crop(_image(image, "crop_to_bounding_box"), int(offset_height), int(offset_width),
-                 int(target_height), int(target_width))
+    """The ``target_height x target_width`` window at ``(offset_height, offset_width)``;
+    each argument an int or a scalar integer tensor."""
+    return _crop(_image(image, "crop_to_bounding_box"),
+                 _int_or_tensor(offset_height, "offset_height"),
+                 _int_or_tensor(offset_width, "offset_width"),
+                 _int_or_tensor(target_height, "target_height"),
+                 _int_or_tensor(target_width, "target_width"))
 
 
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):

@@ -1,6 +1,6 @@
 """TF-Slim layers (``tf.contrib.layers`` / ``tf.contrib.slim``) with Slim's variable
 names: ``<scope>/weights``, ``<scope>/biases``, ``<scope>/BatchNorm/moving_mean`` ...
-Default scopes: ``Conv``, ``fully_connected``, ``BatchNorm``, ``Flatten``, ``MaxPool2D``,
+Default scopes: ``Conv``, ``SeparableConv2d``, ``fully_connected``, ``BatchNorm``, ``Flatten``, ``MaxPool2D``,
 ``AvgPool2D``, ``Dropout``. Every layer takes ``arg_scope`` defaults; weights and biases
 also join ``MODEL_VARIABLES``.
 """
@@ -9,7 +9,7 @@ import numpy as np
 from estimator_npu.engine import dtypes, init_ops
 from estimator_npu.engine.graph import (GraphKeys, control_dependencies, get_collection,
                                         get_collection_ref, get_default_graph, name_scope)
-from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_ops
+from estimator_npu.engine.ops import array_ops, conv_ops, math_ops, nn_extra_ops, nn_ops
 from estimator_npu.engine.ops.core import convert_to_tensor, identity
 from estimator_npu.engine.variable_scope import get_variable, variable_scope
 from estimator_npu.layers import conv_extra, functional
@@ -102,6 +102,62 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
 
 
 convolution2d = conv2d
+
+
+@add_arg_scope
+def separable_conv2d(inputs, num_outputs, kernel_size, depth_multiplier=1, stride=1,
+                     padding="SAME", data_format="NHWC", rate=1, activation_fn=nn_ops.relu,
+                     normalizer_fn=None, normalizer_params=None, weights_initializer=None,
+                     pointwise_initializer=None, weights_regularizer=None,
+                     biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None,
+                     reuse=None, variables_collections=None, outputs_collections=None,
+                     trainable=True, scope=None):
+    """Depthwise ``<scope>/depthwise_weights [kh, kw, in, depth_multiplier]``, then (unless
+    ``num_outputs`` is None: depthwise only) pointwise ``pointwise_weights [1, 1,
+    in * depth_multiplier, num_outputs]``, then ``biases`` unless a normalizer is given;
+    default scope ``SeparableConv2d``; ``weights_regularizer`` applies to both kernels."""
+    x = convert_to_tensor(inputs)
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"separable_conv2d: data_format must be 'NHWC' or 'NCHW', got "
+                         f"{data_format!r}")
+    if x.shape.ndims != 4:
+        raise ValueError(f"separable_conv2d: inputs must be 4-D, got shape {x.shape}")
+    nchw = data_format == "NCHW"
+    in_c = x.shape.values[1 if nchw else 3]
+    if in_c is None:
+        raise ValueError(f"separable_conv2d: the channel dimension must be known, got "
+                         f"shape {x.shape}")
+    kh, kw = _pair(kernel_size)
+    mult = int(depth_multiplier)
+    sh, sw = _pair(stride)
+    rate = None if _pair(rate) == [1, 1] else _pair(rate)
+    collections = _var_collections(variables_collections, "weights")
+    with variable_scope(scope, default_name="SeparableConv2d", reuse=reuse) as sc:
+        dw = model_variable("depthwise_weights", [kh, kw, in_c, mult], dtype=x.dtype,
+                            initializer=weights_initializer or xavier_initializer(),
+                            regularizer=weights_regularizer, trainable=trainable,
+                            collections=collections)
+        strides = [1, 1, sh, sw] if nchw else [1, sh, sw, 1]
+        if num_outputs is None:
+            n = in_c * mult
+            y = nn_extra_ops.depthwise_conv2d(x, dw, strides, padding.upper(), rate=rate,
+                                              data_format=data_format)
+        else:
+            n = int(num_outputs)
+            pw = model_variable("pointwise_weights", [1, 1, in_c * mult, n], dtype=x.dtype,
+                                initializer=(pointwise_initializer or weights_initializer
+                                             or xavier_initializer()),
+                                regularizer=weights_regularizer, trainable=trainable,
+                                collections=collections)
+            y = nn_extra_ops.separable_conv2d(x, dw, pw, strides, padding.upper(), rate=rate,
+                                              data_format=data_format)
+        y = _add_biases(y, n, x.dtype, normalizer_fn, biases_initializer, biases_regularizer,
+                        trainable, variables_collections, data_format=data_format)
+        return _finish(y, sc, normalizer_fn, normalizer_params, activation_fn,
+                       outputs_collections)
+
+
+separable_convolution2d = separable_conv2d
 
 
 @add_arg_scope

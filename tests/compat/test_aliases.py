@@ -208,3 +208,14 @@ def test_set_keras_session_npu_config_sets_the_keras_session(aliases):
         opts = sess.config.graph_options.rewrite_options
         assert opts.custom_optimizers[0].name == "NpuOptimizer"
         namespace["close_session"](sess)
+
+
+def test_variable_v1_paths(aliases):
+    # tf_cnn_benchmarks builds its synthetic inputs with variable_v1.VariableV1
+    import estimator_npu as tf
+    from tensorflow.python.ops import variable_v1, variables
+    assert variable_v1.VariableV1 is variables.VariableV1 is tf.Variable
+    assert variables.global_variables_initializer is tf.global_variables_initializer
+    with tf.Graph().as_default():
+        v = variable_v1.VariableV1(tf.ones([2]), trainable=False, name="inputs")
+        assert v.op.name == "inputs" and not tf.trainable_variables()

@@ -142,3 +142,12 @@ def test_as_string_and_base64_as_tf():
         [b"hi?>", b""]
     with pytest.raises(tf.errors.InvalidArgumentError, match="base64"):
         _run(tf.io.decode_base64(tf.constant([b"a$bc"], dtype=tf.string)))
+
+
+def test_base64_at_tf1_top_level():
+    # TF1 scripts (pix2pix's export mode) call tf.decode_base64 / tf.encode_base64
+    assert tf.decode_base64 is tf.io.decode_base64
+    assert tf.encode_base64 is tf.io.encode_base64
+    enc = _run(tf.encode_base64(tf.constant([b"\xff\xfe?"], dtype=tf.string), pad=True))
+    assert enc.tolist() == [b"__4_"]
+    assert _run(tf.decode_base64(tf.constant(enc, dtype=tf.string))).tolist() == [b"\xff\xfe?"]

@@ -327,3 +327,23 @@ def test_run_options_and_metadata():
     assert repr(config_pb2.RunMetadata()) == "RunMetadata()"
     with pytest.raises(TypeError, match="RunOptions got an unexpected field 'trace'"):
         config_pb2.RunOptions(trace=1)
+
+
+def test_gpu_options_experimental_fields():
+    # tensorflow/benchmarks' create_config_proto sets these (TF 2.15's field names and
+    # defaults); unknown ones still raise naming the field
+    config = config_pb2.ConfigProto()
+    exp = config.gpu_options.experimental
+    assert (exp.collective_ring_order, exp.use_unified_memory,
+            exp.kernel_tracker_max_interval, exp.internal_fragmentation_fraction) == \
+        ("", False, 0, 0.0)
+    exp.collective_ring_order = "0,1"
+    exp.timestamped_allocator = True
+    copied = copy.deepcopy(config)
+    assert copied.gpu_options.experimental.collective_ring_order == "0,1"
+    assert copied == config
+    assert config_pb2.GPUOptions.Experimental is type(exp)
+    with pytest.raises(TypeError):
+        exp.kernel_tracker_max_bytes = "many"
+    with pytest.raises(AttributeError, match="no_such_field"):
+        exp.no_such_field = 1

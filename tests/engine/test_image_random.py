@@ -87,3 +87,36 @@ def test_multinomial_samples_follow_the_softmax():
             v = sess.run(s)
         freq = np.stack([np.bincount(row, minlength=3) / 4000.0 for row in v])
         np.testing.assert_allclose(freq, np.exp(logits), atol=0.03)
+
+
+def test_crop_to_bounding_box_at_tensor_offsets():
+    # pix2pix-tensorflow crops at offsets drawn with tf.random_uniform (TF accepts scalar
+    # integer tensors for every argument)
+    g, ctx = _graph()
+    with ctx:
+        x = np.arange(2 * 5 * 6).reshape(2, 5, 6, 1).astype(np.float32)
+        off = tf.cast(tf.floor(tf.random_uniform([2], 0, 3, seed=1)), tf.int32)
+        batched = tf.image.crop_to_bounding_box(x, off[0], off[1], 2, 3)
+        single = tf.image.crop_to_bounding_box(x[1], tf.constant(1, tf.int64), 2, 2,
+                                               tf.constant(3))
+        assert batched.shape.as_list() == [2, 2, 3, 1]
+        assert single.shape.as_list() == [2, 3, 1]  # a constant width is static, as in TF
+        seen = set()
+        with tf.Session() as sess:
+            for _ in range(12):
+                o, b = sess.run([off, batched])
+                np.testing.assert_array_equal(b, x[:, o[0]:o[0] + 2, o[1]:o[1] + 3])
+                seen.add(tuple(o))
+            np.testing.assert_array_equal(sess.run(single), x[1, 1:3, 2:5])
+        assert len(seen) > 1
+        with pytest.raises(ValueError, match="offset_height must be an int or a scalar "
+                                             "integer tensor, got float32"):
+            tf.image.crop_to_bounding_box(x, tf.constant(1.0), 0, 2, 2)
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "unknown_dims"])
+def test_crop_to_bounding_box_tensor_offset_gradient(gradcheck, dynamic):
+    rng = np.random.default_rng(0)
+    gradcheck.check_grads(
+        lambda im: tf.image.crop_to_bounding_box(im, tf.constant(1), tf.constant(2), 2, 2),
+        [rng.standard_normal((4, 5, 2))], rng, dynamic=dynamic)

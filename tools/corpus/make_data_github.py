@@ -20,6 +20,12 @@ What it writes (each generator is small and seeded):
 - ``alexnet/``: 16 PNG images in two classes, ``train.txt`` / ``val.txt`` (``path label``
   lines) and ``bvlc_alexnet.npy`` holding random conv1-conv5 weights in the caffe layout
   (the fine-tuned fc layers are not in it, as the script skips them).
+- ``seqtag/``: CoNLL-2003-style ``train.txt`` / ``dev.txt`` / ``test.txt`` (``word TAG``
+  lines, PER/LOC/ORG/MISC tags in IOB) and ``glove.6B.300d.txt`` (random 300-d vectors
+  for their words and some others) for guillaumegenthial/sequence_tagging.
+- ``pix2pix/{train,val}/``: 6 + 2 JPEGs of 128x64 pixels, each an input|target pair side
+  by side (affinelayer/pix2pix-tensorflow's combined layout; the script scales each half
+  to 286 and crops 256).
 - ``out/``: empty folders the rows write their checkpoints and outputs to (a later row,
   ``sample.py`` or ``test.py``, reads what the row before it wrote).
 """
@@ -177,6 +183,58 @@ def make_alexnet(out, seed=0):
     np.save(os.path.join(out, "bvlc_alexnet.npy"), weights, allow_pickle=True)
 
 
+NAMES = ("john mary paris london berlin google acme smith jones france germany reuters "
+         "monday").split()
+NAME_TAGS = {"john": "PER", "mary": "PER", "smith": "PER", "jones": "PER", "paris": "LOC",
+             "london": "LOC", "berlin": "LOC", "france": "LOC", "germany": "LOC",
+             "google": "ORG", "acme": "ORG", "reuters": "ORG", "monday": "MISC"}
+
+
+def make_seqtag(out, seed=0, dim=300):
+    rng = np.random.RandomState(seed)
+    os.makedirs(out, exist_ok=True)
+    words = set()
+    for split, n in (("train", 60), ("dev", 15), ("test", 15)):
+        lines = []
+        for _ in range(n):
+            toks = _sentence(rng).split()
+            pos = rng.randint(0, len(toks) + 1)
+            ent = [NAMES[i] for i in rng.choice(len(NAMES), rng.randint(1, 3))]
+            for i, w in enumerate(toks[:pos] + ent + toks[pos:]):
+                if w in NAME_TAGS:
+                    prev = (toks[:pos] + ent + toks[pos:])[i - 1] if i else None
+                    tag = ("I-" if prev in NAME_TAGS and NAME_TAGS[prev] == NAME_TAGS[w]
+                           else "B-") + NAME_TAGS[w]
+                    w = w.capitalize()
+                else:
+                    tag = "O"
+                if rng.rand() < 0.05:
+                    w = str(rng.randint(10, 2000))  # digits: the script's NUM token
+                words.add(w.lower())
+                lines.append("%s %s" % (w, tag))
+            lines.append("")
+        with open(os.path.join(out, split + ".txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "glove.6B.%dd.txt" % dim), "w") as f:
+        for w in sorted(words | set(WORDS[:50])):
+            if not w.isdigit():
+                f.write(w + " " + " ".join("%.4f" % x for x in rng.randn(dim) * 0.3) + "\n")
+
+
+def make_pix2pix(out, seed=0):
+    from PIL import Image
+    rng = np.random.RandomState(seed)
+    for split, n in (("train", 6), ("val", 2)):
+        d = os.path.join(out, split)
+        os.makedirs(d, exist_ok=True)
+        for i in range(n):
+            target = rng.randint(0, 256, size=(64, 64, 3)).astype(np.uint8)
+            edges = (np.abs(np.diff(target.astype(int), axis=1, append=0)).sum(-1) > 200)
+            inp = np.repeat((255 * (1 - edges)).astype(np.uint8)[..., None], 3, axis=-1)
+            Image.fromarray(np.concatenate([inp, target], axis=1)).save(
+                os.path.join(d, "%d.jpg" % i), quality=90)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data")
@@ -192,7 +250,9 @@ def main():
     make_bert(os.path.join(data, "bert"))
     make_transformer(os.path.join(data, "transformer"))
     make_alexnet(os.path.join(data, "alexnet"))
-    for sub in ("bert", "transformer", "charrnn"):   # rows write here; later rows read it
+    make_seqtag(os.path.join(data, "seqtag"))
+    make_pix2pix(os.path.join(data, "pix2pix"))
+    for sub in ("bert", "transformer", "charrnn", "seqtag", "pix2pix", "capsnet"):   # rows write here; later rows read it
         os.makedirs(os.path.join(data, "out", sub), exist_ok=True)
     print("wrote", data)
 
