@@ -14,8 +14,14 @@ model compiled without those ``engine.plan_rewrites`` passes (e.g. ``_pool_first
 with the current kernels and threads: the gain of one rewrite inside whole steps
 (``--cpu``: process CPU time, steadier than wall time on a busy machine).
 
-Run: ``python bench/cnn_profile.py [--model cnn|lenet|mlp] [--steps N] [--top K] [--ab]
-[--off PASS]``
+``--cpu`` times the per-kernel profile with this thread's CPU clock (with
+``OPENBLAS_NUM_THREADS=1 ESTIMATOR_NPU_NUM_THREADS=1`` that is all of each kernel's work)
+and ``--rounds R`` prints medians of R rounds: figures a busy machine does not inflate as
+much as wall time. A kernel object several lines share (``k_dot``, every 2-D MatMul) is
+counted under its first line's op.
+
+Run: ``python bench/cnn_profile.py [--model cnn|lenet|mlp] [--steps N] [--top K]
+[--cpu] [--rounds R] [--ab] [--off PASS]``
 """
 import argparse
 import os
@@ -133,8 +139,11 @@ def main():
     ap.add_argument("--ab", action="store_true", help="time against the kernel choices off")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--off", help="time against the plan without these rewrite passes")
-    ap.add_argument("--cpu", action="store_true", help="with --off: CPU time of the process "
-                    "(all its threads) instead of wall time, steadier on a busy machine")
+    ap.add_argument("--cpu", action="store_true", help="CPU time instead of wall time, "
+                    "steadier on a busy machine (with --off: the process's, all threads; "
+                    "the per-kernel profile: this thread's)")
+    ap.add_argument("--rounds", type=int, default=1, help="per-kernel profile: medians of "
+                    "this many rounds of --steps steps")
     a = ap.parse_args()
     if a.off:
         return ab_passes(a.model, a.steps, a.reps, a.off.split(","),
@@ -147,16 +156,24 @@ def main():
     ys = rng.integers(0, 10, (100, batch)).astype(np.int32)
     if a.source:
         print(plan.source)
+    # --cpu: this thread's CPU clock (all of a kernel's work when OPENBLAS_NUM_THREADS=1
+    # ESTIMATOR_NPU_NUM_THREADS=1), steadier than wall time on a busy machine
+    clock = time.thread_time if a.cpu else time.perf_counter
     for i in range(3):
         plan.fn(xs[i], ys[i])
-    t0 = time.perf_counter()
-    for i in range(a.steps):
-        plan.fn(xs[i], ys[i])
-    step = (time.perf_counter() - t0) / a.steps
-    seq = in_sequence_plan(plan, xs, ys, a.steps)
+    steps, seqs = [], []
+    for _ in range(a.rounds):
+        t0 = clock()
+        for i in range(a.steps):
+            plan.fn(xs[i], ys[i])
+        steps.append((clock() - t0) / a.steps)
+        seqs.append(in_sequence_plan(plan, xs, ys, a.steps, clock))
+    step = statistics.median(steps)
+    seq = {k: statistics.median(s[k] for s in seqs) for k in seqs[0]}
     total = sum(seq.values())
-    print(f"{a.model}: batch {batch}, {step * 1e3:.2f} ms per step ({1 / step:.1f} steps/s); "
-          f"top {a.top} of {len(seq)} kernels, {total / 1e3:.2f} ms in kernels:")
+    print(f"{a.model}: batch {batch}, {step * 1e3:.2f} ms per step ({1 / step:.1f} steps/s, "
+          f"{'CPU' if a.cpu else 'wall'} time, median of {a.rounds}); top {a.top} of "
+          f"{len(seq)} kernels, {total / 1e3:.2f} ms in kernels:")
     print(f"{'op type':26s} {'op name':44s} {'ms':>7s} {'share':>6s}")
     for (t, name), us in sorted(seq.items(), key=lambda r: -r[1])[:a.top]:
         print(f"{t[:26]:26s} {name[:44]:44s} {us / 1e3:7.2f} {us / total:6.1%}")

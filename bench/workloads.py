@@ -606,16 +606,19 @@ def plan_loop(plan, xs, ys, steps):
 
 
 # ---------------------------------------------------------------- profiles
-def in_sequence_plan(plan, xs, ys, steps=30):
+def in_sequence_plan(plan, xs, ys, steps=30, clock=time.perf_counter):
     """µs of each kernel of the plan timed inside whole training steps of the real plan
     function (each kernel sees the caches and allocator state the previous ones left, as
     in training): ``{(type, name): µs}``. Each ``k_*`` kernel the plan calls is wrapped by
     a timer for the duration; lines that call no kernel (variable reads, constants) take
-    no measurable time and are left out."""
+    no measurable time and are left out. A kernel object shared by several lines (``k_dot``
+    of every 2-D MatMul) is counted under the first line's op. ``clock``:
+    ``time.thread_time`` gives CPU time (with one BLAS and one pool thread, all the
+    kernel's work)."""
     ns = plan.fn.__globals__
     lines = plan.source.splitlines()
     acc, wrapped = {}, {}
-    pc = time.perf_counter
+    pc = clock
     for lineno, line in enumerate(lines, start=1):
         m = re.search(r"= (k_\w+)\(", line)
         op = plan.line_ops.get(lineno)
