@@ -3,7 +3,7 @@ estimator_npu alike (``run(tf)``): ``shuffle=True`` with ``validation_split`` (T
 shuffles the validation samples too, so the next epoch's order depends on it),
 ``validation_data`` with ``shuffle="batch"`` and a partial last batch, and shuffling
 without validation, and a Dropout layer's masks across epochs with validation runs
-in between. Each case records the History, the trained weights and the next draw
+in between; also the callbacks' messages and ``Model.summary()``'s table. Each case records the History, the trained weights and the next draw
 of numpy's RNG after fit (the same RNG state). Recorded from TF by
 ``tools/record_keras_shuffle.py`` into ``golden/keras_shuffle_tf215.json``."""
 import contextlib
@@ -91,8 +91,26 @@ def _callbacks_case(tf):
     }
 
 
+def _summaries(tf):
+    """``Model.summary()`` lines: a chain (three columns), and two inputs joined by
+    concatenate (four columns, ``Connected to``)."""
+    tf.keras.backend.clear_session()
+    lines = []
+    seq = tf.keras.Sequential([
+        tf.keras.layers.Conv2D(8, 3, input_shape=(28, 28, 1)),
+        tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(10)])
+    seq.summary(print_fn=lines.append)
+    a, b = tf.keras.Input((4,), name="a"), tf.keras.Input((3,), name="b")
+    joined = tf.keras.layers.concatenate([tf.keras.layers.Dense(5)(a), b])
+    tf.keras.Model([a, b], tf.keras.layers.Dense(1, name="out")(joined)).summary(
+        print_fn=lines.append)
+    return lines
+
+
 def run(tf):
     return {
+        "summaries": _summaries(tf),
         "callbacks": _callbacks_case(tf),
         "split_shuffle": _case(tf, 60, 3, 16, validation_split=0.25, shuffle=True),
         "data_batch_shuffle": _case(tf, 50, 3, 16, validation_data=True, shuffle="batch"),

@@ -50,3 +50,9 @@ def test_callback_messages_and_logs_as_tf(ours):
     """The callbacks' verbose lines as TF 2.15's Keras prints them (``\\nEpoch 2: ...``),
     ReduceLROnPlateau's ``lr`` in the History, the same early stop and files."""
     assert ours["callbacks"] == GOLDEN["callbacks"]
+
+
+def test_model_summary_as_tf(ours):
+    """TF 2.15's layout: three columns for a chain, four with ``Connected to`` for a
+    model with two inputs, blank rows between layers, totals with their memory size."""
+    assert ours["summaries"] == GOLDEN["summaries"]
