@@ -255,7 +255,11 @@ def test_core_line_budget(layer):
     # scopes merged innermost first as TF does, for tf.train.replica_device_setter).
     # -68 -> 13568: the paired products reverted; +8 -> 13576: numpy object arrays of
     # numbers feed as TF converts them.
-    budget = {"engine": 13576, "device": 1200, "hooks": 2500}[layer]
+    # +62 -> 13638, issue 12 (memplan, ModelZoo CLUB): conv/pool scratch shared by shape
+    # across kernels and plans (a per-thread weak arena), and a session's switch to
+    # another plan drops what the plan before keeps between runs (fp16 rounded copies,
+    # paired im2col patches): CLUB kept 993 MB between runs at batch 32, now 233 MB.
+    budget = {"engine": 13638, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
