@@ -261,7 +261,11 @@ def test_core_line_budget(layer):
     # numbers feed as TF converts them. +3 (issue 12/13, ptbmeta): TF's QueueRunnerDef
     # message, for a meta graph's queue_runners collection. +18, issue 12 (corpus3):
     # GPUOptions.Experimental (tf_cnn_benchmarks' create_config_proto sets its fields).
-    budget = {"engine": 13597, "device": 1200, "hooks": 2500}[layer]
+    # +62 -> 13638, issue 12 (memplan, ModelZoo CLUB): conv/pool scratch shared by shape
+    # across kernels and plans (a per-thread weak arena), and a session's switch to
+    # another plan drops what the plan before keeps between runs (fp16 rounded copies,
+    # paired im2col patches): CLUB kept 993 MB between runs at batch 32, now 233 MB.
+    budget = {"engine": 13659, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -42,7 +42,7 @@ class Plan:
     """A compiled execution plan for one (fetch targets, fed tensors) signature."""
 
     __slots__ = ("fn", "ops", "line_ops", "var_reads", "checked", "source", "fetch_alias",
-                 "filename", "governor", "__weakref__")
+                 "filename", "governor", "release", "__weakref__")
 
     def __init__(self, fn, ops, line_ops, var_reads, source, fetch_alias, filename=None):
         self.fn = fn
@@ -54,6 +54,7 @@ class Plan:
         self.fetch_alias = fetch_alias
         self.filename = filename
         self.governor = None  # set by Session for the plans it runs (utils.blas_governor)
+        self.release = None  # drops the buffers kept between runs (Session, on a switch)
 
     def check_initialized(self):
         for store in self.var_reads:
@@ -192,10 +193,13 @@ class Step:
         self.op, self.inline, self.kernel = op, inline, kernel
 
 
-def choose_kernels(ctx, order, fed, bind, overrides=None):
+def choose_kernels(ctx, order, fed, bind, overrides=None, memo=None):
     """Asks each op's registry entry for its kernel (unless ``overrides``, from the plan
-    rewrites, already chose one); precision wraps them in one pass."""
+    rewrites, already chose one); precision wraps them in one pass (``memo``: the plan's
+    ``precision.PlanMemo``, made here when not given)."""
     overrides = overrides or {}
+    status = getattr(ctx, "float_status", None)
+    memo = precision.PlanMemo(fed, status) if memo is None else memo
     steps = []
     for op in order:
         opdef = registry.get(op.type)
@@ -205,8 +209,8 @@ def choose_kernels(ctx, order, fed, bind, overrides=None):
         kernel = overrides[op] if op in overrides else opdef.kernel(op, ctx)
         if kernel is not None:
             steps.append(Step(op, kernel=kernel))
-    status = getattr(ctx, "float_status", None)
-    memo = precision.PlanMemo(fed, status)
+            if getattr(kernel, "release", None) is not None:  # buffers kept across runs
+                memo.releasers.append(kernel.release)
     for s in steps:  # the precision pass: one wrapper per kernel, in run order
         if s.kernel is not None:
             s.kernel = precision.adapt_kernel(s.op, s.kernel, ctx.precision_mode, memo,
@@ -424,10 +428,14 @@ def compile_plan(ctx, targets, feeds):
     order, snap, step_reads = _snapshot_reads(order, targets, fed, initialized,
                                               reorder=not first)
     overrides = plan_rewrites.kernel_overrides(order, targets, feeds, ctx)
-    steps = choose_kernels(ctx, order, fed, bind, overrides)
+    memo = precision.PlanMemo(fed, getattr(ctx, "float_status", None))
+    steps = choose_kernels(ctx, order, fed, bind, overrides, memo)
     names = dict(fed)
     names["__idents__"] = ident
-    return emit(ctx, steps, targets, feeds, fed, ns, names, initialized, snap, step_reads)
+    plan = emit(ctx, steps, targets, feeds, fed, ns, names, initialized, snap, step_reads)
+    if memo.rounders or memo.releasers:
+        plan.release = memo.release
+    return plan
 
 
 _ASSIGNED = re.compile(r"^    ([A-Za-z_][\w, ]*?),? = ")

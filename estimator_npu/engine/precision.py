@@ -294,7 +294,8 @@ def _fresh_rounder(rounders, key, status=None):
     return r
 
 
-def fp16_compute(kernel, float_args=None, sources=None, status=None, round_output=True):
+def fp16_compute(kernel, float_args=None, sources=None, status=None, round_output=True,
+                 keep=None):
     """Wraps a float32 kernel so that it computes with fp16 inputs and outputs.
 
     Args:
@@ -308,9 +309,12 @@ def fp16_compute(kernel, float_args=None, sources=None, status=None, round_outpu
             outputs are clamped to +-65504 and it is set.
         round_output: False for the ops of ``FP32_OUTPUT_OP_TYPES`` (the float32 result
             is returned as the kernel computed it).
+        keep: optional list (the plan's ``PlanMemo.rounders``) the rounders are added to.
     """
     rounders = {}
     out_rounder = _Rounder(status)
+    keep = [] if keep is None else keep
+    keep.append(out_rounder)
     fixed = dict(sources or {})
 
     def run(*args):
@@ -320,6 +324,7 @@ def fp16_compute(kernel, float_args=None, sources=None, status=None, round_outpu
             src = fixed.get(i)
             if src is None:
                 src = fixed[i] = _fresh_rounder(rounders, i, status)
+                keep.append(src)
             args[i] = src(args[i])
         # (Plans run with numpy's floating-point errors ignored: inf inputs may make NaN.)
         if not round_output:
@@ -351,6 +356,17 @@ class PlanMemo:
         self.status = status
         self._rounded = {}   # tensor -> the _Rounder that rounds it first in this plan
         self._exact = {}
+        self.rounders = []   # every _Rounder of the plan's kernels (see ``release``)
+        self.releasers = []  # the kernels' own ``release`` (plan.choose_kernels)
+
+    def release(self):
+        """Drops the rounded copies the plan's rounders keep between runs (and their
+        share of ``KEEP_BUDGET_BYTES``) and what its kernels keep: a session that
+        switches to another plan calls it, so plans run in turn do not each keep theirs."""
+        for r in self.rounders:
+            r._drop()
+        for release in self.releasers:
+            release()
 
     def holds_fp16(self, tensor, precision_mode, depth=0):
         """Whether ``tensor``'s values are fp16 values whenever this plan runs."""
@@ -390,6 +406,7 @@ class PlanMemo:
             first = self._rounded.get(t)
             if first is None:
                 first = self._rounded[t] = _Rounder(self.status)
+                self.rounders.append(first)
                 out[i] = first
             else:
                 out[i] = _Reuse(first)
@@ -443,7 +460,8 @@ def adapt_kernel(op, kernel, precision_mode, memo=None, status=None):
         floats = [i for i, t in enumerate(op.inputs) if t.dtype.name in _FLOAT_NAMES]
         sources = None if memo is None else memo.sources(op, floats, precision_mode)
         return fp16_compute(kernel, floats, sources, status,
-                            round_output=op.type not in FP32_OUTPUT_OP_TYPES)
+                            round_output=op.type not in FP32_OUTPUT_OP_TYPES,
+                            keep=None if memo is None else memo.rounders)
     return kernel
 
 

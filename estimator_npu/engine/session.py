@@ -238,6 +238,7 @@ class Session:
         self._resources = {}
         self._resource_lock = threading.RLock()
         self._plans = {}
+        self._last_plan = None  # the plan run last (its kept buffers go on a switch)
         self._closed = False
         self._context = None
         self.precision_mode = _precision_mode(config)
@@ -353,6 +354,8 @@ class Session:
             args = ()
         if not plan.checked:
             plan.check_initialized()
+        if plan is not self._last_plan:
+            self._switch_to(plan)
         # Kernels follow IEEE semantics silently, as TF does: log(0) is -inf, 0/0 NaN.
         token = _errstate.ignore()
         gov = plan.governor
@@ -372,6 +375,13 @@ class Session:
                    if a and isinstance(v, np.ndarray) else v
                    for v, a in zip(out, plan.fetch_alias)]
         return pack(out)
+
+    def _switch_to(self, plan):
+        """Fetch sets run in turn (a GAN's train ops): the plan run before drops what it
+        keeps between runs, so peak memory is the largest plan's, not the sum."""
+        last, self._last_plan = self._last_plan, plan
+        if last is not None and last.release is not None:
+            last.release()
 
     def _resolve(self, x):
         g = self._graph
@@ -457,6 +467,7 @@ class Session:
         # buffers their kernels keep (a whole-test-set evaluation's hold hundreds of MB),
         # rather than whenever the garbage collector breaks the plan -> session cycle.
         self._plans.clear()
+        self._last_plan = None
         for r in list(self._resources.values()):  # queues wake their blocked threads
             close = getattr(r, "close", None)
             if close is not None:

@@ -120,9 +120,9 @@ def test_chunked_conv_scratch_is_bounded_by_the_chunk(monkeypatch, stride):
     shapes = []
 
     class Recording(conv_ops.Scratch):
-        def get(self, key, shape, dtype, fill=None):
+        def get(self, key, shape, dtype, fill=None, tag=None):
             shapes.append((key, shape))
-            return super().get(key, shape, dtype, fill)
+            return super().get(key, shape, dtype, fill, tag)
     monkeypatch.setattr(conv_ops, "Scratch", Recording)
     monkeypatch.setattr(conv_ops, "_CHUNKED_COLS_BYTES", 0)
     o = -(-9 // stride)

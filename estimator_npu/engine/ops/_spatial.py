@@ -12,6 +12,7 @@ into a reused buffer (``padded``, ``Scratch``) and walks the ``KH*KW`` window of
 """
 import functools
 import threading
+import weakref
 
 import numpy as np
 
@@ -194,16 +195,34 @@ def split_shape(shape, nchw):
 
 
 # ------------------------------------------------------------------ kernel helpers
-class Scratch(threading.local):
-    """Per-kernel work buffers reused across calls (one set per thread)."""
-
+class _Arena(threading.local):
     def __init__(self):
-        self.bufs = {}
+        self.bufs = weakref.WeakValueDictionary()  # (key, shape, dtype, fill, tag) -> buf
 
-    def get(self, key, shape, dtype, fill=None):
+
+_ARENA = _Arena()
+
+
+class Scratch(threading.local):
+    """Per-kernel work buffers reused across calls (one set per thread). Kernels of any
+    plan asking for the same key, shape, dtype, fill and tag share one buffer (a per-thread
+    arena holds it while one of them does): work buffers are bounded by the distinct
+    shapes, not summed over kernels and plans. ``shared=False``: contents that outlive the
+    call (the im2col patches a Conv2D hands on to its filter gradient)."""
+
+    def __init__(self, shared=True):
+        self.bufs = {}
+        self.shared = shared
+
+    def get(self, key, shape, dtype, fill=None, tag=None):
         b = self.bufs.get(key)
         if b is None or b.shape != shape or b.dtype != dtype:
-            b = np.empty(shape, dtype) if fill is None else np.full(shape, fill, dtype)
+            arena = _ARENA.bufs if self.shared else {}
+            k = (key, shape, np.dtype(dtype), fill, tag)
+            b = arena.get(k)
+            if b is None:
+                b = arena[k] = np.empty(shape, dtype) if fill is None else \
+                    np.full(shape, fill, dtype)
             self.bufs[key] = b
         return b
 
@@ -231,7 +250,7 @@ def padded(scr, key, xc, pads, dtype, fill=0, cap=None):
         return xc
     pt, pb, pl, pr = pads
     n, h, w, c = xc.shape
-    buf = scr.get(key, (cap or n, h + pt + pb, w + pl + pr, c), dtype, fill)[:n]
+    buf = scr.get(key, (cap or n, h + pt + pb, w + pl + pr, c), dtype, fill, pads)[:n]
     buf[:, pt:pt + h, pl:pl + w] = xc
     return buf
 

@@ -180,6 +180,7 @@ class Patches(threading.local):
 def _conv2d_kernel(op, ctx, patches=None):
     strides, dil, padding, nchw = _conv_params(op)
     scr = Scratch()
+    own = scr if patches is None else Scratch(shared=False)  # patches outlive the call
 
     def conv2d(x, w):
         xc = nhwc(x, nchw)
@@ -193,7 +194,7 @@ def _conv2d_kernel(op, ctx, patches=None):
         w2 = w.reshape(kh * kw * c, co).astype(cdt, copy=False)
         t = _band_tile(c, ow, co, strides, dil)
         if t and _band_fits(n, oh, ow, t, kh, kw, c, strides, cdt):
-            cols = _band_patches(scr, padded(scr, "x", xc, pads, cdt), oh, ow, t, kh, kw,
+            cols = _band_patches(own, padded(scr, "x", xc, pads, cdt), oh, ow, t, kh, kw,
                                  strides)
             if patches is not None:
                 patches.x, patches.cols = x, cols
@@ -208,12 +209,17 @@ def _conv2d_kernel(op, ctx, patches=None):
                                              strides, dil):
                 np.matmul(cols, w2, out=y[s * oh * ow:(s + m) * oh * ow])
         else:
-            cols = _im2col(scr, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
+            cols = _im2col(own, padded(scr, "x", xc, pads, cdt), (oh, ow), (kh, kw), strides,
                            dil)
             if patches is not None:
                 patches.x, patches.cols = x, cols
             y = np.matmul(cols, w2)
         return from_nhwc(y.reshape(n, oh, ow, co), nchw, x.dtype)
+    if patches is not None:
+        def release():  # the plan compiler collects it: a session's switch to another plan
+            own.bufs.clear()
+            patches.x = patches.cols = None
+        conv2d.release = release
     return conv2d
 
 

@@ -237,7 +237,7 @@ def _max_pool_grad_kernel(op, ctx, pairing=None):
         if _pairs(x, c, nchw, ksize, strides, pads) and dy.shape == y.shape:
             masks = None
             if pairing is not None and pairing.y is y and pairing.x is x:
-                masks, pairing.y = pairing.masks, None
+                masks, pairing.x, pairing.y, pairing.masks = pairing.masks, None, None, None
             if masks is None:  # the masks (and a max pool whose result is y's values)
                 masks = tuple(scr.get(k, y.shape, np.bool_) for k in ("ht", "hb", "vt"))
                 _pool_2x2(x, scr.get("y", y.shape, x.dtype), masks)
