@@ -254,8 +254,9 @@ def test_core_line_budget(layer):
     # +119 -> 13636, issue 12: engine/device_spec.py (tf.DeviceSpec; nested tf.device
     # scopes merged innermost first as TF does, for tf.train.replica_device_setter).
     # -68 -> 13568: the paired products reverted; +8 -> 13576: numpy object arrays of
-    # numbers feed as TF converts them.
-    budget = {"engine": 13576, "device": 1200, "hooks": 2500}[layer]
+    # numbers feed as TF converts them. +13 -> 13589, issue 12 (tfexact): a computed 0-d
+    # fetch is a numpy scalar whatever the kernel returned, as TF's Session.run gives it.
+    budget = {"engine": 13589, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")
