@@ -265,7 +265,9 @@ def test_core_line_budget(layer):
     # across kernels and plans (a per-thread weak arena), and a session's switch to
     # another plan drops what the plan before keeps between runs (fp16 rounded copies,
     # paired im2col patches): CLUB kept 993 MB between runs at batch 32, now 233 MB.
-    budget = {"engine": 13659, "device": 1200, "hooks": 2500}[layer]
+    # +13, issue 12 (tfexact): a computed 0-d fetch is a numpy scalar whatever the
+    # kernel returned, as TF's Session.run gives it.
+    budget = {"engine": 13672, "device": 1200, "hooks": 2500}[layer]
     files = list((PKG / layer).rglob("*.py"))
     lines = sum(len(f.read_text().splitlines()) for f in files)
     print(f"{layer}: {lines} lines in {len(files)} files (budget {budget})")

@@ -435,6 +435,19 @@ class Session:
             def pack(out, inner=pack, strs=frozenset(strs)):
                 return inner([tf_string_value(v) if i in strs else v
                               for i, v in enumerate(out)])
+        # as TF: a computed 0-d result is a numpy scalar (np.float32, np.bool_, ...) whatever
+        # the kernel returned; a fetched feed stays the fed array
+        scalars = tuple((i, t.dtype.as_numpy_dtype) for i, t in enumerate(targets) if i not in
+                        strs and isinstance(t, Tensor) and t not in fed and t.shape.ndims in
+                        (None, 0) and t.dtype.as_numpy_dtype is not np.object_)
+        if scalars:
+            def pack(out, inner=pack, scalars=scalars, kinds=(np.ndarray, np.generic, float, int)):
+                out = list(out)
+                for i, dtype in scalars:
+                    v = out[i]
+                    if type(v) is not dtype and isinstance(v, kinds) and not np.ndim(v):
+                        out[i] = np.asarray(v, dtype)[()]
+                return inner(out)
         return plan, convs, pack
 
     def explain(self, fetches, feed_dict=None, file=None):

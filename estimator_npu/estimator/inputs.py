@@ -84,9 +84,17 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
                    num_threads=1):
     """TF1's ``tf.estimator.inputs.numpy_input_fn``: an ``input_fn`` over numpy arrays.
 
+    Batches come in row order without shuffling, across epoch boundaries as in TF (10
+    rows, batches of 4, 2 epochs: rows 0-3, 4-7, 8, 9, 0, 1, ...), the last one smaller.
+    Their static shapes are TF's: ``[None, ...]``, or ``[batch_size, ...]`` when
+    ``num_epochs`` is ``None`` (every batch is full then). With ``shuffle=True`` the rows
+    are shuffled with a buffer of ``queue_capacity``; TF's shuffled order is not
+    reproducible (its queue starts each run at a random row drawn from the system's
+    entropy, whatever the graph seed), so ours follows the graph seed instead.
+
     Args:
         x: a numpy array or a dict of arrays (the features), first dimension = examples.
-        y: labels (an array), or ``None``.
+        y: labels: an array, a dict of arrays, or ``None``.
         batch_size: examples per batch (the last batch may be smaller).
         num_epochs: passes over the data; ``None`` repeats forever.
         shuffle: required bool (as in TF1); shuffles with a buffer of ``queue_capacity``.
@@ -96,7 +104,9 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
         features alone when ``y`` is ``None``).
 
     Raises:
-        ValueError: ``shuffle`` is not a bool, or ``x``/``y`` lengths differ.
+        ValueError: ``shuffle`` is not a bool, ``x`` or ``y`` is empty, a key is in both,
+            or the arrays' lengths differ.
+        TypeError: ``x`` is not an array or a dict.
     """
     if not isinstance(shuffle, bool):
         raise ValueError(f"shuffle must be provided and explicitly set as boolean (it is "
@@ -104,19 +114,41 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
     validation.check_positive_int("batch_size", batch_size)
     if num_epochs is not None:
         validation.check_positive_int("num_epochs", num_epochs)
-    lengths = {len(v) for v in (x.values() if isinstance(x, dict) else [x])}
-    if y is not None:
-        lengths.add(len(y))
+    if isinstance(x, dict):
+        if not x:
+            raise ValueError("x cannot be an empty dict")
+    elif isinstance(x, np.ndarray):
+        if x.size == 0:
+            raise ValueError("x cannot be an empty array")
+    else:
+        raise TypeError(f"x must be a dict or array; got {type(x).__name__}")
+    if isinstance(y, dict):
+        if not y:
+            raise ValueError("y cannot be empty dict, use None instead.")
+        both = set(x) & set(y) if isinstance(x, dict) else set()
+        if both:
+            raise ValueError(f"{len(both)} duplicate keys are found in both x and y: "
+                             f"{sorted(both)}")
+    arrays = [v for part in (x, y) if part is not None
+              for v in (part.values() if isinstance(part, dict) else [part])]
+    lengths = {len(v) for v in arrays}
     if len(lengths) > 1:
-        raise ValueError(f"numpy_input_fn: x and y must have the same number of examples, got "
-                         f"lengths {sorted(lengths)}")
+        shapes = {k: np.shape(v) for k, v in x.items()} if isinstance(x, dict) else \
+            np.shape(x)
+        y_shapes = {k: np.shape(v) for k, v in y.items()} if isinstance(y, dict) else \
+            None if y is None else np.shape(y)
+        raise ValueError(f"numpy_input_fn: x and y must have the same number of examples, "
+                         f"got lengths {sorted(lengths)} (shapes in x: {shapes}, in y: "
+                         f"{y_shapes})")
 
     def input_fn():
         _queue_summary(shuffle, queue_capacity)
         ds = data.Dataset.from_tensor_slices(x if y is None else (x, y))
         if shuffle:
             ds = ds.shuffle(queue_capacity)
-        return ds.repeat(num_epochs).batch(batch_size)
+        # forever: every batch is full, so the batch dimension is static, as TF's
+        # dequeue_many gives it (dequeue_up_to, for a number of epochs, gives None)
+        return ds.repeat(num_epochs).batch(batch_size, drop_remainder=num_epochs is None)
     return input_fn
 
 

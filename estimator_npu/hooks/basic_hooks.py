@@ -127,7 +127,6 @@ class LoggingTensorHook(SessionRunHook):
             every_secs=every_n_secs, every_steps=every_n_iter))
         self._log_at_end = at_end
         self._formatter = formatter
-        self._error = None
 
     @property
     def timer(self):
@@ -162,11 +161,8 @@ class LoggingTensorHook(SessionRunHook):
         else:
             logging.info("%s (%.3f sec)", stats, elapsed_secs)
 
-    def on_error(self, session, error):
-        self._error = error
-
     def end(self, session):
-        if self._log_at_end and session is not None and self._error is None:
+        if self._log_at_end and session is not None:
             self._log(session.run(self._current))
 
 
@@ -261,17 +257,13 @@ class FinalOpsHook(SessionRunHook):
         self._final_ops = final_ops
         self._final_ops_feed_dict = final_ops_feed_dict
         self._final_ops_values = None
-        self._error = None
 
     @property
     def final_ops_values(self):
         return self._final_ops_values
 
-    def on_error(self, session, error):
-        self._error = error
-
     def end(self, session):
-        if self._final_ops is None or session is None or self._error is not None:
+        if self._final_ops is None or session is None:
             return
         try:
             self._final_ops_values = session.run(self._final_ops, self._final_ops_feed_dict)

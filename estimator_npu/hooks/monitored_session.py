@@ -7,8 +7,9 @@
 Lifecycle (see ``session_run_hook``): every hook's ``begin``; create the session (restore
 or initialize); ``after_create_session``; then per ``run``: ``before_run`` of each hook,
 ONE call of the runner, ``after_run`` of each hook with the global step after the call;
-on close ``on_error`` (only when closing because of an error) and ``end``, always. End of
-input (``OutOfRangeError`` or ``StopIteration`` leaving the ``with`` block) is a normal end.
+on close ``end`` — or, when the session closes because of an error, ``on_error`` instead:
+TF skips ``end`` then, so no final checkpoint is written. End of input
+(``OutOfRangeError`` or ``StopIteration`` leaving the ``with`` block) is a normal end.
 
 The runner is the device loop's plug: ``runner(session, fetches, feed_dict, options,
 iterations)`` receives a flat tuple of graph elements (the caller's fetches, the hooks'
@@ -262,7 +263,8 @@ class MonitoredSession:
         return plan.unpackers[0](values)
 
     def close(self):
-        """Ends the hooks (``end``) and closes the session; idempotent."""
+        """Ends the hooks (``end``, also after a ``run`` that raised) and closes the
+        session; idempotent."""
         self._close_internal(None)
 
     def _close_internal(self, error):
@@ -271,16 +273,16 @@ class MonitoredSession:
         self._closed = True
         first = None
         try:
-            calls = ([("on_error", (self._sess, error))] if error is not None else [])
-            calls.append(("end", (self._sess,)))
-            for method, args in calls:
-                for hook in self._hooks:
-                    try:
-                        getattr(hook, method)(*args)
-                    except Exception as e:  # noqa: BLE001 - every hook must get its call
-                        logging.error("%s.%s raised %s: %s", type(hook).__name__, method,
-                                      type(e).__name__, e)
-                        first = first or e
+            # as TF: no end() when closing on an error (so no final checkpoint)
+            method, args = ("end", (self._sess,)) if error is None else (
+                "on_error", (self._sess, error))
+            for hook in self._hooks:
+                try:
+                    getattr(hook, method)(*args)
+                except Exception as e:  # noqa: BLE001 - every hook must get its call
+                    logging.error("%s.%s raised %s: %s", type(hook).__name__, method,
+                                  type(e).__name__, e)
+                    first = first or e
         finally:
             if self._sess is not None:
                 try:

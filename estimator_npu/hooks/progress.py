@@ -90,3 +90,6 @@ class ProgressHook(SessionRunHook):
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+    def on_error(self, session, error):
+        self.end(session)  # the session calls no end() after an error: close the bar anyway

@@ -3,8 +3,8 @@
 As TF's, the checkpoint hook saves when the session is created (step 0 of a fresh run;
 a resumed run saves its restored step again), then whenever its timer fires (the first
 step at least ``save_steps`` after the previous save), and at the end when the last step
-is not saved yet — but not when the session closes on an error, so a failing step never
-leaves a checkpoint of a broken model behind. Each save is logged with TF's wording and
+is not saved yet — but not when the session closes on an error (the session calls no
+``end`` then, as TF), so a failing step never leaves a checkpoint of a broken model. Each save is logged with TF's wording and
 recorded as a ``CHECKPOINT`` session log in the events of the checkpoint directory::
 
     hook = CheckpointSaverHook(model_dir, save_steps=100, listeners=[MyListener()])
@@ -81,7 +81,6 @@ class CheckpointSaverHook(SessionRunHook):
         self._scaffold = scaffold
         self._timer = _make_timer(timer, save_secs, save_steps, "save_secs and save_steps")
         self._listeners = list(listeners or [])
-        self._error = None
 
     @property
     def timer(self):
@@ -109,11 +108,8 @@ class CheckpointSaverHook(SessionRunHook):
             if self._save(run_context.session, step):
                 run_context.request_stop()
 
-    def on_error(self, session, error):
-        self._error = error
-
     def end(self, session):
-        if session is None or self._error is not None:
+        if session is None:
             return
         step = _read_step(session, self._step_tensor)
         if step != self._timer.last_triggered_step():

@@ -9,8 +9,10 @@ A monitored session drives its hooks through a small, fixed lifecycle::
         args = [hook.before_run(run_context) for hook in hooks]   # extra fetches/feeds
         results, steps_run = runner(session, fetches + args, feeds)  # one host call
         for hook in hooks: hook.after_run(run_context, run_values)  # skipped if it raised
-    [for hook in hooks: hook.on_error(session, error)]   # only when closing on an error
-    for hook in hooks: hook.end(session)                 # always, also at end of input
+    if closing because of an error:                      # not end of input
+        for hook in hooks: hook.on_error(session, error)  # and no end(), as in TF
+    else:
+        for hook in hooks: hook.end(session)
 
 Hooks run in a defined order: by ``priority`` (``PRIORITY_WRITER`` hooks, which change
 feeds or model state, first; ``PRIORITY_EDITOR`` hooks, which judge a step and may stop or
@@ -68,14 +70,14 @@ class SessionRunHook:
         """
 
     def on_error(self, session, error):
-        """Called for every hook when the monitored session closes because of ``error``.
-
-        ``end`` is called afterwards anyway; a hook that writes artifacts at the end (the
-        final checkpoint) uses this to skip them. End of input is not an error.
+        """Called for every hook, instead of ``end``, when the monitored session closes
+        because of ``error`` (TF skips ``end`` then and has no such call); for releasing
+        what ``end`` would have released. End of input is not an error.
         """
 
     def end(self, session):
-        """Called once when the monitored session closes, whatever the reason."""
+        """Called once when the monitored session closes normally (a stop request, end of
+        input, ``close()``); not when it closes because of an error, as in TF."""
 
 
 class SessionRunArgs(collections.namedtuple("SessionRunArgs",

@@ -9,6 +9,7 @@ Event files are TFRecord files of ``Event`` protos (tensorboardX ships the proto
     for event in tf.train.summary_iterator(path):
         ...
 """
+import atexit
 import os
 import struct
 import threading
@@ -281,6 +282,19 @@ class FileWriterCache:
             for w in FileWriterCache._cache.values():
                 w.close()
             FileWriterCache._cache.clear()
+
+    @staticmethod
+    def flush_all():
+        """Flushes every cached writer; also run at exit, so that a script that ends with
+        an exception (no hook ``end()`` flushes then, as in TF) leaves all its events on
+        disk, as TF's buffered event files do at the end of the process."""
+        with FileWriterCache._lock:
+            for w in FileWriterCache._cache.values():
+                if not w._closed:
+                    w.flush()
+
+
+atexit.register(FileWriterCache.flush_all)
 
 
 def summary_iterator(path, partial_tail_ok=False):

@@ -74,10 +74,13 @@ class StepSource:
         return context.stop_requested
 
     def end(self, error=None):
+        """Closes as a monitored session does: ``end``, or only ``on_error`` (as TF, no
+        ``end``) when closing because of ``error``."""
         for hook in self.hooks:
             if error is not None:
                 hook.on_error(self.session, error)
-            hook.end(self.session)
+            else:
+                hook.end(self.session)
 
 
 @pytest.fixture
