@@ -4,8 +4,11 @@ case modules hold the graphs both TF and estimator_npu build; they import no tes
 framework."""
 import importlib.util
 import pathlib
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:       # case modules import shared helpers as tests.<name>
+    sys.path.insert(0, str(ROOT))
 
 
 def load(relpath):

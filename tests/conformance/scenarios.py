@@ -6,14 +6,14 @@ Everything numeric that is computed outside the graph (the gradients fed to the
 optimizers) uses only float32 ``+ - *`` in numpy, which round the same everywhere.
 """
 import base64
-import contextlib
 import glob
-import logging
 import os
 import re
 import tempfile
 
 import numpy as np
+
+from tests.log_capture import capturing
 
 STEPS = 200
 F32 = np.float32
@@ -150,15 +150,6 @@ def input_fn_factory(tf, finite=False, batch=4):
     return input_fn
 
 
-class _Capture(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.INFO)
-        self.lines = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
-
-
 def _listener_class(tf):
     class Listener(tf.train.CheckpointSaverListener):
         def __init__(self):
@@ -274,25 +265,10 @@ HOOK_GRID = {
 }
 
 
-@contextlib.contextmanager
-def _capturing(logger_name):
-    """A ``_Capture`` on ``logger_name`` at INFO level while the block runs."""
-    capture = _Capture()
-    logger = logging.getLogger(logger_name)
-    old_level = logger.level
-    logger.setLevel(logging.INFO)
-    logger.addHandler(capture)
-    try:
-        yield capture
-    finally:
-        logger.removeHandler(capture)
-        logger.setLevel(old_level)
-
-
 def hook_grid(tf, name, logger_name):
     """Runs one ``HOOK_GRID`` scenario; returns what each hook did, per train call."""
     config_kwargs, calls, finite = HOOK_GRID[name]
-    with _capturing(logger_name) as capture:
+    with capturing(logger_name) as capture:
         with tempfile.TemporaryDirectory() as model_dir:
             config = tf.estimator.RunConfig(tf_random_seed=1, **config_kwargs)
             est = tf.estimator.Estimator(model_fn_factory(tf), model_dir=model_dir,
@@ -393,7 +369,7 @@ def _normalized(lines, model_dir):
 
 def estimator_log(tf, logger_name):
     """Every INFO/WARNING message of one train (5 steps), evaluate and predict, in order."""
-    with _capturing(logger_name) as capture:
+    with capturing(logger_name) as capture:
         with tempfile.TemporaryDirectory() as model_dir:
             config = tf.estimator.RunConfig(tf_random_seed=1, save_summary_steps=2,
                                             log_step_count_steps=2, save_checkpoints_steps=3,

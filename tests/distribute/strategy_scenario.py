@@ -5,26 +5,18 @@ events and evaluation with ``train_distribute`` / ``eval_distribute`` against th
 without a strategy; and what ``scope`` / ``run`` / ``reduce`` return. Recorded from TF by
 ``tools/record_tf_strategy.py`` into ``golden/strategy_tf215.json``."""
 import glob
-import logging
 import os
 import re
 
 import numpy as np
+
+from tests.log_capture import capturing
 
 _LOSS = re.compile(r"loss = ([-+0-9.e]+), step = (\d+)")
 _LINES = ("Initializing RunConfig with distribution strategies.",
           "Not using Distribute Coordinator.",
           "The `input_fn` accepts an `input_context` which will be given by "
           "DistributionStrategy")
-
-
-class _Lines(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.INFO)
-        self.lines = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
 
 
 def _data():
@@ -54,21 +46,13 @@ def _estimator_run(tf, model_dir, strategy):
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train,
                                           eval_metric_ops={"m": tf.metrics.mean(loss)})
 
-    lines = _Lines()
-    logger = logging.getLogger("tensorflow" if tf.__name__.startswith("tensorflow")
-                               else "estimator_npu")
-    logger.addHandler(lines)
-    level = logger.level
-    logger.setLevel(logging.INFO)
-    try:
+    logger_name = "tensorflow" if tf.__name__.startswith("tensorflow") else "estimator_npu"
+    with capturing(logger_name) as lines:
         config = tf.estimator.RunConfig(train_distribute=strategy, eval_distribute=strategy,
                                         log_step_count_steps=2, save_summary_steps=2)
         est = tf.estimator.Estimator(model_fn, model_dir, config=config, params={})
         est.train(input_fn, steps=5)
         results = est.evaluate(input_fn, steps=2)
-    finally:
-        logger.removeHandler(lines)
-        logger.setLevel(level)
     events = []
     for path in sorted(glob.glob(os.path.join(model_dir, "events.*"))):
         for event in tf.train.summary_iterator(path):

@@ -14,13 +14,14 @@ estimator_npu (``test_estimator_matrix.py`` compares). Each scenario takes the T
 The data and models are tiny and deterministic (zero-initialized linear model, float32).
 """
 import glob
-import logging
 import math
 import os
 import re
 import tempfile
 
 import numpy as np
+
+from tests.log_capture import capturing
 
 F32 = np.float32
 X = (np.arange(40, dtype=F32).reshape(20, 2) % 7 - 3.0) / 4.0
@@ -158,15 +159,6 @@ def events(tf, model_dir):
     return out
 
 
-class _Capture(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.INFO)
-        self.lines = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
-
-
 _LINES = [
     ("loss", re.compile(r"^loss = ([-+0-9.e]+), step = (\d+)")),
     ("saving", re.compile(r"^Saving checkpoints for (\d+) into ")),
@@ -216,18 +208,14 @@ class Run:
         self.logger_name = logger_name
 
     def __enter__(self):
-        self.capture = _Capture()
-        self.logger = logging.getLogger(self.logger_name)
-        self.old_level = self.logger.level
-        self.logger.setLevel(logging.INFO)
-        self.logger.addHandler(self.capture)
+        self._capturing = capturing(self.logger_name)
+        self.capture = self._capturing.__enter__()
         self.tmp = tempfile.TemporaryDirectory()
         self.model_dir = os.path.join(self.tmp.name, "model")
         return self
 
     def __exit__(self, *exc):
-        self.logger.removeHandler(self.capture)
-        self.logger.setLevel(self.old_level)
+        self._capturing.__exit__(None, None, None)
         self.tmp.cleanup()
 
     def take_log(self):
